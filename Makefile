@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Out-of-tree SRP target driver ib_srpt.ko.
+#
+#   make [KVER=<release>|KDIR=<build dir>] [W=1] [C=1]   build the module
+#   make install / uninstall          into /lib/modules/$KVER/updates + depmod
+#   make dkms-install / dkms-remove   register with DKMS for every kernel
+#   make style                        checkpatch --strict on our sources
+#   make unit                         userspace unit tests (CMake + CTest)
+#   make clean
+#
+# Objects for each kernel go to build/$KVER/, so builds for several kernels
+# can sit side by side.
+
+PROJECT  := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+VERSION  := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(PROJECT)/dkms.conf)
+
+ifdef KDIR
+KVER     ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+else
+KVER     ?= $(shell uname -r)
+KDIR     := /lib/modules/$(KVER)/build
+endif
+
+BUILD    := $(PROJECT)/build/$(KVER)
+MODULE   := $(BUILD)/ib_srpt.ko
+SOURCES  := $(wildcard $(PROJECT)/src/*.c $(PROJECT)/include/*.h)
+KSOURCES := $(filter-out %_test.c,$(SOURCES))
+INSTALLED_KDIRS := $(wildcard /lib/modules/*/build)
+
+CHECKPATCH := $(PROJECT)/build/tools/checkpatch/scripts/checkpatch.pl
+
+.PHONY: all modules check-kdir clean install uninstall dkms-install \
+	dkms-remove style unit
+
+all: modules
+
+check-kdir:
+	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "ib_srpt: no kernel build directory at '$(KDIR)'." >&2; \
+		echo "  Install the headers (e.g. linux-headers-$(KVER)) or pick one of:" >&2; \
+		for d in $(INSTALLED_KDIRS); do \
+			k=$${d%/build}; echo "    make KVER=$${k##*/}" >&2; done; \
+		exit 1; \
+	fi
+
+# Mirror the sources as symlinks into build/$KVER; Kbuild then writes its
+# objects there and never into src/.
+modules: check-kdir
+	@mkdir -p $(BUILD)
+	@cp -rsf $(PROJECT)/src $(PROJECT)/include $(PROJECT)/Kbuild \
+		$(PROJECT)/dkms.conf $(BUILD)/
+	$(MAKE) -C $(KDIR) M=$(BUILD) modules
+
+clean:
+	rm -rf $(BUILD)
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(BUILD) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/ib_srpt.ko \
+		/lib/modules/$(KVER)/updates/ib_srpt.ko.xz \
+		/lib/modules/$(KVER)/updates/ib_srpt.ko.zst \
+		/lib/modules/$(KVER)/updates/ib_srpt.ko.gz
+	depmod -a $(KVER)
+
+# DKMS wants the sources under /usr/src/<name>-<version>.
+DKMS_SRC := /usr/src/ib_srpt-$(VERSION)
+
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -r $(PROJECT)/src $(PROJECT)/include $(PROJECT)/Kbuild \
+		$(PROJECT)/Makefile $(PROJECT)/dkms.conf $(DKMS_SRC)/
+	dkms add -m ib_srpt -v $(VERSION)
+	dkms build -m ib_srpt -v $(VERSION) -k $(KVER)
+	dkms install -m ib_srpt -v $(VERSION) -k $(KVER)
+
+dkms-remove:
+	-dkms remove -m ib_srpt -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+$(CHECKPATCH):
+	$(PROJECT)/scripts/get-kernel-scripts $(PROJECT)/build/tools/checkpatch
+
+style: $(CHECKPATCH)
+	perl $(CHECKPATCH) --no-tree --strict --terse --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
+		-f $(KSOURCES)
+
+unit:
+	cmake -S $(PROJECT)/tests/unit -B $(PROJECT)/build/unit
+	cmake --build $(PROJECT)/build/unit -j2
+	ctest --test-dir $(PROJECT)/build/unit --output-on-failure

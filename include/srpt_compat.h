@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Kernel API differences between the kernels ib_srpt supports (Debian's 6.1
+ * and 6.12 today).  Features are detected by Kbuild from the kernel headers
+ * (the SRPT_HAVE_* macros) rather than by version number, because
+ * distribution kernels carry backports.  Everything version-dependent lives
+ * here; the rest of the driver calls the srpt_compat_*() helpers.
+ */
+#ifndef SRPT_COMPAT_H
+#define SRPT_COMPAT_H
+
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+/*
+ * Since 6.7 a fabric says whether LIO may run its commands in the submitting
+ * context (TARGET_DIRECT_SUBMIT).  We submit from a work item of our own, so
+ * direct submission saves a context switch per command.
+ */
+#ifdef SRPT_HAVE_DIRECT_SUBMIT
+#define SRPT_COMPAT_SUBMIT_OPS				\
+	.direct_submit_supp = 1,			\
+	.default_submit_type = TARGET_DIRECT_SUBMIT,
+#else
+#define SRPT_COMPAT_SUBMIT_OPS
+#endif
+
+/**
+ * srpt_compat_target_submit() - hand a prepared command to LIO
+ * @se_cmd: command set up by target_init_cmd() and target_submit_prep()
+ *
+ * target_submit() returns int since 6.7 and void before.
+ *
+ * Return: 0, or the negative errno target_submit() returned.
+ */
+static inline int srpt_compat_target_submit(struct se_cmd *se_cmd)
+{
+#ifdef SRPT_HAVE_INT_TARGET_SUBMIT
+	return target_submit(se_cmd);
+#else
+	target_submit(se_cmd);
+	return 0;
+#endif
+}
+
+#endif /* SRPT_COMPAT_H */

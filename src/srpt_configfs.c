@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: configfs objects under /sys/kernel/config/target/srpt.
+ *
+ *   discovery_auth/rdma_cm_port       RDMA/CM listener port (0 = off)
+ *   <port name>/                      target port: GUID or 0x-GID form
+ *   <port name>/tpgt_<n>/             portal group, with enable
+ *   <port name>/tpgt_<n>/attrib/      srp_max_rdma_size, srp_max_rsp_size,
+ *                                     srp_sq_size, use_srq
+ *   <port name>/tpgt_<n>/acls/<name>  initiator: GUID, 0x-GID, IPv4, IPv6
+ *
+ * A name that does not parse, or a target port name that matches no RDMA
+ * port, is refused with -EINVAL and a message saying which forms are valid.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/configfs.h>
+#include <scsi/scsi_proto.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include "srpt.h"
+
+/**
+ * srpt_make_tport() - create a target port (mkdir srpt/<name>)
+ * @tf: the fabric
+ * @group: parent configfs group
+ * @name: port GUID (xxxx:xxxx:xxxx:xxxx) or port GID (0x + 32 hex digits)
+ *
+ * Return: the new se_wwn, or ERR_PTR(-EINVAL) when @name is not a valid
+ * name or names no port of any RDMA device, ERR_PTR(-ENOMEM).
+ */
+struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
+			       struct config_group *group, const char *name)
+{
+	struct srpt_tport *tport;
+	struct srpt_name parsed;
+
+	if (srpt_name_parse(name, &parsed) ||
+	    (parsed.kind != SRPT_NAME_GUID && parsed.kind != SRPT_NAME_GID) ||
+	    strlen(name) >= SRPT_WWN_MAX) {
+		pr_warn("target port '%s' refused: use the port GUID (xxxx:xxxx:xxxx:xxxx) or GID (0x and 32 hex digits)\n",
+			name);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!srpt_name_has_port(&parsed)) {
+		pr_warn("target port '%s' refused: no RDMA port has that %s\n",
+			name, parsed.kind == SRPT_NAME_GUID ? "GUID" : "GID");
+		return ERR_PTR(-EINVAL);
+	}
+
+	tport = kzalloc(sizeof(*tport), GFP_KERNEL);
+	if (!tport)
+		return ERR_PTR(-ENOMEM);
+	tport->name = parsed;
+	strscpy(tport->name_str, name, sizeof(tport->name_str));
+	pr_debug("target port %s created\n", name);
+	return &tport->wwn;
+}
+
+/**
+ * srpt_drop_tport() - remove a target port (rmdir srpt/<name>)
+ * @wwn: its se_wwn; configfs removed its portal groups first
+ */
+void srpt_drop_tport(struct se_wwn *wwn)
+{
+	struct srpt_tport *tport = srpt_tport(wwn);
+
+	pr_debug("target port %s removed\n", tport->name_str);
+	kfree(tport);
+}
+
+/**
+ * srpt_make_tpg() - create a portal group (mkdir <port>/tpgt_<tag>)
+ * @wwn: target port
+ * @name: "tpgt_" followed by a tag in 1..65535
+ *
+ * Return: the new se_portal_group or an ERR_PTR.
+ */
+struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn, const char *name)
+{
+	struct srpt_tpg *tpg;
+	u16 tag;
+	int ret;
+
+	if (!str_has_prefix(name, "tpgt_") || kstrtou16(name + 5, 10, &tag) ||
+	    !tag) {
+		pr_warn("portal group '%s' refused: use tpgt_<1..65535>\n",
+			name);
+		return ERR_PTR(-EINVAL);
+	}
+
+	tpg = kzalloc(sizeof(*tpg), GFP_KERNEL);
+	if (!tpg)
+		return ERR_PTR(-ENOMEM);
+	tpg->tport = srpt_tport(wwn);
+	tpg->tag = tag;
+	tpg->max_rdma_size = SRPT_DEF_RDMA_SIZE;
+	tpg->max_rsp_size = SRPT_DEF_RSP_SIZE;
+	tpg->sq_size = SRPT_DEF_SQ_SIZE;
+	tpg->use_srq = 0;
+
+	ret = core_tpg_register(wwn, &tpg->se_tpg, SCSI_PROTOCOL_SRP);
+	if (ret) {
+		kfree(tpg);
+		return ERR_PTR(ret);
+	}
+	return &tpg->se_tpg;
+}
+
+/**
+ * srpt_drop_tpg() - remove a portal group
+ * @se_tpg: the group; LIO removed its LUNs and ACLs first
+ */
+void srpt_drop_tpg(struct se_portal_group *se_tpg)
+{
+	struct srpt_tpg *tpg = srpt_tpg(se_tpg);
+
+	WRITE_ONCE(tpg->enabled, false);
+	core_tpg_deregister(se_tpg);
+	kfree(tpg);
+}
+
+/**
+ * srpt_enable_tpg() - the portal group's enable attribute was written
+ * @se_tpg: the group
+ * @enable: new state
+ *
+ * Return: 0.
+ */
+int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
+{
+	struct srpt_tpg *tpg = srpt_tpg(se_tpg);
+
+	WRITE_ONCE(tpg->enabled, enable);
+	pr_info("%s/tpgt_%u %s\n", tpg->tport->name_str, tpg->tag,
+		enable ? "enabled" : "disabled");
+	return 0;
+}
+
+/**
+ * srpt_init_nodeacl() - check and parse the name of a new node ACL
+ * @se_nacl: the ACL, embedded in a struct srpt_nacl
+ * @name: initiator port GUID, 0x-GID, IPv4 or IPv6 address
+ *
+ * Return: 0, or -EINVAL when @name is in none of those forms.
+ */
+int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
+{
+	struct srpt_nacl *nacl = container_of(se_nacl, struct srpt_nacl, nacl);
+
+	if (srpt_name_parse(name, &nacl->name)) {
+		pr_warn("ACL '%s' refused: use an initiator GUID (xxxx:xxxx:xxxx:xxxx), port ID (0x and 32 hex digits), IPv4 or IPv6 address\n",
+			name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * srpt_store_u32() - parse and range-check a numeric attribute
+ * @page: text written by the user
+ * @count: its length
+ * @field: where to store the value
+ * @min: smallest accepted value
+ * @max: largest accepted value
+ * @what: attribute name, for the message
+ *
+ * Return: @count, or -EINVAL after logging the accepted range.
+ */
+static ssize_t srpt_store_u32(const char *page, size_t count, u32 *field,
+			      u32 min, u32 max, const char *what)
+{
+	u32 val;
+
+	if (kstrtou32(page, 0, &val) || val < min || val > max) {
+		pr_warn("%s: refused '%.*s': accepted range is %u..%u\n", what,
+			(int)strcspn(page, "\n"), page, min, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*field, val);
+	return count;
+}
+
+/*
+ * TPG attributes.  New values apply to channels that log in afterwards;
+ * existing channels keep what they negotiated.
+ */
+#define SRPT_TPG_ATTRIB(_name, _field, _min, _max)			\
+static ssize_t srpt_tpg_attrib_##_name##_show(struct config_item *item,\
+					      char *page)		\
+{									\
+	return sysfs_emit(page, "%u\n",					\
+			  READ_ONCE(srpt_tpg(attrib_to_tpg(item))->_field));\
+}									\
+static ssize_t srpt_tpg_attrib_##_name##_store(struct config_item *item,\
+					       const char *page,	\
+					       size_t count)		\
+{									\
+	return srpt_store_u32(page, count,				\
+			      &srpt_tpg(attrib_to_tpg(item))->_field,	\
+			      _min, _max, #_name);			\
+}									\
+CONFIGFS_ATTR(srpt_tpg_attrib_, _name)
+
+SRPT_TPG_ATTRIB(srp_max_rdma_size, max_rdma_size, SRPT_MIN_RDMA_SIZE,
+		SRPT_MAX_RDMA_SIZE);
+SRPT_TPG_ATTRIB(srp_max_rsp_size, max_rsp_size, SRPT_MIN_RSP_SIZE,
+		SRPT_MAX_RSP_SIZE);
+SRPT_TPG_ATTRIB(srp_sq_size, sq_size, SRPT_MIN_SQ_SIZE, SRPT_MAX_SQ_SIZE);
+SRPT_TPG_ATTRIB(use_srq, use_srq, 0, 1);
+
+struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
+	&srpt_tpg_attrib_attr_srp_max_rdma_size,
+	&srpt_tpg_attrib_attr_srp_max_rsp_size,
+	&srpt_tpg_attrib_attr_srp_sq_size,
+	&srpt_tpg_attrib_attr_use_srq,
+	NULL,
+};
+
+static ssize_t srpt_wwn_version_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n", SRPT_VERSION);
+}
+
+CONFIGFS_ATTR_RO(srpt_wwn_, version);
+
+struct configfs_attribute *srpt_wwn_attrs[] = {
+	&srpt_wwn_attr_version,
+	NULL,
+};
+
+static ssize_t srpt_da_rdma_cm_port_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", srpt_get_rdma_cm_port());
+}
+
+static ssize_t srpt_da_rdma_cm_port_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	u16 port;
+	int ret;
+
+	if (kstrtou16(page, 0, &port)) {
+		pr_warn("rdma_cm_port: refused '%.*s': accepted range is 0..65535\n",
+			(int)strcspn(page, "\n"), page);
+		return -EINVAL;
+	}
+	ret = srpt_set_rdma_cm_port(port);
+	return ret ? ret : count;
+}
+
+CONFIGFS_ATTR(srpt_da_, rdma_cm_port);
+
+struct configfs_attribute *srpt_discovery_attrs[] = {
+	&srpt_da_attr_rdma_cm_port,
+	NULL,
+};

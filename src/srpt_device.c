@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: per-RDMA-device and per-port state.
+ *
+ * The driver is an ib_client: the RDMA core calls srpt_add_one() for every
+ * device present at load time or added later (e.g. "rdma link add"), and
+ * srpt_remove_one() before the device goes away.  Port attributes are cached
+ * and refreshed from asynchronous events.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/mutex.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cache.h>
+
+#include "srpt.h"
+
+/* All devices; the mutex also serializes add/remove against lookups. */
+static LIST_HEAD(srpt_dev_list);
+static DEFINE_MUTEX(srpt_dev_mutex);
+static struct ib_client srpt_client;
+
+/**
+ * srpt_port_refresh() - re-read the cached attributes of a port
+ * @sport: the port
+ *
+ * Called at device add, from the refresh work after port events, and before
+ * a port is matched against a name.  Must run in process context.
+ */
+static void srpt_port_refresh(struct srpt_port *sport)
+{
+	struct ib_device *ib_dev = sport->sdev->ib_dev;
+	struct ib_port_attr attr;
+	union ib_gid gid;
+	unsigned long flags;
+
+	if (rdma_query_gid(ib_dev, sport->port_num, 0, &gid))
+		memset(&gid, 0, sizeof(gid));
+	if (ib_query_port(ib_dev, sport->port_num, &attr))
+		memset(&attr, 0, sizeof(attr));
+
+	spin_lock_irqsave(&sport->lock, flags);
+	sport->gid = gid;
+	sport->lid = attr.lid;
+	sport->sm_lid = attr.sm_lid;
+	sport->state = attr.state;
+	spin_unlock_irqrestore(&sport->lock, flags);
+}
+
+static void srpt_port_refresh_work(struct work_struct *work)
+{
+	srpt_port_refresh(container_of(work, struct srpt_port, refresh_work));
+}
+
+/**
+ * srpt_event_handler() - asynchronous event of an RDMA device
+ * @handler: our handler, embedded in the srpt_device
+ * @event: the event
+ *
+ * May run in interrupt context: port events only queue a refresh.
+ */
+static void srpt_event_handler(struct ib_event_handler *handler,
+			       struct ib_event *event)
+{
+	struct srpt_device *sdev =
+		container_of(handler, struct srpt_device, event_handler);
+	u32 port_num;
+
+	switch (event->event) {
+	case IB_EVENT_PORT_ACTIVE:
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_LID_CHANGE:
+	case IB_EVENT_PKEY_CHANGE:
+	case IB_EVENT_SM_CHANGE:
+	case IB_EVENT_CLIENT_REREGISTER:
+	case IB_EVENT_GID_CHANGE:
+		port_num = event->element.port_num;
+		if (port_num < rdma_start_port(sdev->ib_dev) ||
+		    port_num > rdma_end_port(sdev->ib_dev)) {
+			pr_warn_ratelimited("%s: event %s for unknown port %u\n",
+					    dev_name(&sdev->ib_dev->dev),
+					    ib_event_msg(event->event),
+					    port_num);
+			return;
+		}
+		schedule_work(&sdev->ports[port_num -
+					   rdma_start_port(sdev->ib_dev)]
+				       .refresh_work);
+		break;
+	default:
+		pr_debug("%s: event %s\n", dev_name(&sdev->ib_dev->dev),
+			 ib_event_msg(event->event));
+		break;
+	}
+}
+
+/**
+ * srpt_add_one() - ib_client callback: an RDMA device appeared
+ * @ib_dev: the device
+ *
+ * Return: 0, or a negative errno (the device is then not used).
+ */
+static int srpt_add_one(struct ib_device *ib_dev)
+{
+	struct srpt_device *sdev;
+	u32 i, nports = rdma_end_port(ib_dev) - rdma_start_port(ib_dev) + 1;
+	int ret;
+
+	sdev = kzalloc(struct_size(sdev, ports, nports), GFP_KERNEL);
+	if (!sdev)
+		return -ENOMEM;
+	sdev->ib_dev = ib_dev;
+	sdev->nports = nports;
+	INIT_LIST_HEAD(&sdev->list);
+
+	sdev->pd = ib_alloc_pd(ib_dev, 0);
+	if (IS_ERR(sdev->pd)) {
+		ret = PTR_ERR(sdev->pd);
+		pr_err("%s: allocating a protection domain failed (%d)\n",
+		       dev_name(&ib_dev->dev), ret);
+		kfree(sdev);
+		return ret;
+	}
+
+	for (i = 0; i < nports; i++) {
+		struct srpt_port *sport = &sdev->ports[i];
+
+		sport->sdev = sdev;
+		sport->port_num = rdma_start_port(ib_dev) + i;
+		sport->ib = rdma_protocol_ib(ib_dev, sport->port_num);
+		spin_lock_init(&sport->lock);
+		INIT_WORK(&sport->refresh_work, srpt_port_refresh_work);
+		srpt_port_refresh(sport);
+	}
+
+	/* From here on events may queue refresh work. */
+	INIT_IB_EVENT_HANDLER(&sdev->event_handler, ib_dev, srpt_event_handler);
+	ib_register_event_handler(&sdev->event_handler);
+
+	srpt_set_default_service_guid(be64_to_cpu(ib_dev->node_guid));
+
+	mutex_lock(&srpt_dev_mutex);
+	list_add_tail(&sdev->list, &srpt_dev_list);
+	mutex_unlock(&srpt_dev_mutex);
+
+	ib_set_client_data(ib_dev, &srpt_client, sdev);
+	pr_info("%s: added, %u port(s), node GUID 0x%016llx\n",
+		dev_name(&ib_dev->dev), nports, be64_to_cpu(ib_dev->node_guid));
+	return 0;
+}
+
+/**
+ * srpt_remove_one() - ib_client callback: an RDMA device is going away
+ * @ib_dev: the device
+ * @client_data: our srpt_device
+ *
+ * Nothing in configfs points at a device, so once the device is off the list
+ * and its event work is finished it can be freed.
+ */
+static void srpt_remove_one(struct ib_device *ib_dev, void *client_data)
+{
+	struct srpt_device *sdev = client_data;
+	u32 i;
+
+	mutex_lock(&srpt_dev_mutex);
+	list_del(&sdev->list);
+	mutex_unlock(&srpt_dev_mutex);
+
+	ib_unregister_event_handler(&sdev->event_handler);
+	for (i = 0; i < sdev->nports; i++)
+		cancel_work_sync(&sdev->ports[i].refresh_work);
+
+	ib_dealloc_pd(sdev->pd);
+	pr_info("%s: removed\n", dev_name(&ib_dev->dev));
+	kfree(sdev);
+}
+
+static struct ib_client srpt_client = {
+	.name = "srpt",
+	.add = srpt_add_one,
+	.remove = srpt_remove_one,
+};
+
+/**
+ * srpt_name_has_port() - does a target port name match a port of ours?
+ * @name: parsed GUID-form or GID-form name
+ *
+ * Every port is refreshed before the comparison, so a GID that changed
+ * without an event (or before its event was handled) is seen.
+ *
+ * Return: true if some port of some device has that GID (or GUID).
+ */
+bool srpt_name_has_port(const struct srpt_name *name)
+{
+	struct srpt_device *sdev;
+	bool found = false;
+	u32 i;
+
+	mutex_lock(&srpt_dev_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		for (i = 0; i < sdev->nports && !found; i++) {
+			struct srpt_port *sport = &sdev->ports[i];
+
+			union ib_gid gid;
+
+			srpt_port_refresh(sport);
+			spin_lock_irq(&sport->lock);
+			gid = sport->gid;
+			spin_unlock_irq(&sport->lock);
+			found = srpt_name_matches_port_id(name, gid.raw);
+		}
+		if (found)
+			break;
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return found;
+}
+
+/**
+ * srpt_device_init() - register the RDMA client
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_device_init(void)
+{
+	return ib_register_client(&srpt_client);
+}
+
+/**
+ * srpt_device_exit() - unregister the RDMA client; removes every device
+ */
+void srpt_device_exit(void)
+{
+	ib_unregister_client(&srpt_client);
+}

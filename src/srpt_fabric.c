@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: the LIO fabric template.
+ *
+ * The portal-group callbacks are here; the configfs objects are created in
+ * srpt_configfs.c and the per-command callbacks live with the I/O path in
+ * srpt_io.c.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include "srpt.h"
+#include "srpt_compat.h"
+
+static char *srpt_tpg_get_wwn(struct se_portal_group *se_tpg)
+{
+	return srpt_tpg(se_tpg)->tport->name_str;
+}
+
+static u16 srpt_tpg_get_tag(struct se_portal_group *se_tpg)
+{
+	return srpt_tpg(se_tpg)->tag;
+}
+
+/* Logins are checked against the ACLs: no demo mode, no write protect. */
+static int srpt_check_false(struct se_portal_group *se_tpg)
+{
+	return 0;
+}
+
+static int srpt_check_true(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+static u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+static u32 srpt_sess_get_index(struct se_session *se_sess)
+{
+	return 0;
+}
+
+static void srpt_set_default_node_attrs(struct se_node_acl *nacl)
+{
+}
+
+/*
+ * Callbacks that were mandatory before 6.4 are set unconditionally: they are
+ * harmless where LIO would supply a default.
+ */
+const struct target_core_fabric_ops srpt_fabric_ops = {
+	.module				= THIS_MODULE,
+	.fabric_name			= SRPT_FABRIC_NAME,
+	.node_acl_size			= sizeof(struct srpt_nacl),
+	.tpg_get_wwn			= srpt_tpg_get_wwn,
+	.tpg_get_tag			= srpt_tpg_get_tag,
+	.tpg_check_demo_mode		= srpt_check_false,
+	.tpg_check_demo_mode_cache	= srpt_check_true,
+	.tpg_check_demo_mode_write_protect = srpt_check_false,
+	.tpg_check_prod_mode_write_protect = srpt_check_false,
+	.tpg_get_inst_index		= srpt_tpg_get_inst_index,
+	.sess_get_index			= srpt_sess_get_index,
+	.set_default_node_attributes	= srpt_set_default_node_attrs,
+	.check_stop_free		= srpt_check_stop_free,
+	.release_cmd			= srpt_release_cmd,
+	.close_session			= srpt_close_session,
+	.write_pending			= srpt_write_pending,
+	.get_cmd_state			= srpt_get_cmd_state,
+	.queue_data_in			= srpt_queue_data_in,
+	.queue_status			= srpt_queue_status,
+	.queue_tm_rsp			= srpt_queue_tm_rsp,
+	.aborted_task			= srpt_aborted_task,
+	.fabric_make_wwn		= srpt_make_tport,
+	.fabric_drop_wwn		= srpt_drop_tport,
+	.fabric_make_tpg		= srpt_make_tpg,
+	.fabric_enable_tpg		= srpt_enable_tpg,
+	.fabric_drop_tpg		= srpt_drop_tpg,
+	.fabric_init_nodeacl		= srpt_init_nodeacl,
+	.tfc_discovery_attrs		= srpt_discovery_attrs,
+	.tfc_wwn_attrs			= srpt_wwn_attrs,
+	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	SRPT_COMPAT_SUBMIT_OPS
+};
