@@ -87,7 +87,7 @@ $(CHECKPATCH):
 
 style: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --terse --show-types \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
+		--ignore FILE_PATH_CHANGES \
 		-f $(KSOURCES)
 
 unit:

@@ -19,6 +19,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
+#include <linux/sizes.h>
 #include <rdma/ib_verbs.h>
 #include <target/target_core_base.h>
 
@@ -29,15 +30,15 @@
 
 /* Limits of the module parameters and TPG attributes (see docs/). */
 #define SRPT_MIN_REQ_SIZE	64
-#define SRPT_MAX_REQ_SIZE	262144
+#define SRPT_MAX_REQ_SIZE	SZ_256K
 #define SRPT_DEF_REQ_SIZE	8260	/* 8 KiB immediate data + headers */
 #define SRPT_MIN_SRQ_SIZE	16
 #define SRPT_MAX_SRQ_SIZE	65536
 #define SRPT_DEF_SRQ_SIZE	4095
 
-#define SRPT_MIN_RDMA_SIZE	4096
-#define SRPT_MAX_RDMA_SIZE	(1U << 24)
-#define SRPT_DEF_RDMA_SIZE	65536
+#define SRPT_MIN_RDMA_SIZE	SZ_4K
+#define SRPT_MAX_RDMA_SIZE	SZ_16M
+#define SRPT_DEF_RDMA_SIZE	SZ_64K
 #define SRPT_MIN_RSP_SIZE	64
 #define SRPT_MAX_RSP_SIZE	4096
 #define SRPT_DEF_RSP_SIZE	256
@@ -60,7 +61,7 @@
 struct srpt_port {
 	struct srpt_device	*sdev;
 	u32			port_num;
-	spinlock_t		lock;
+	spinlock_t		lock;	/* protects gid, lid, sm_lid, state */
 	union ib_gid		gid;
 	u16			lid;
 	u16			sm_lid;

@@ -190,29 +190,48 @@ static ssize_t srpt_store_u32(const char *page, size_t count, u32 *field,
  * TPG attributes.  New values apply to channels that log in afterwards;
  * existing channels keep what they negotiated.
  */
-#define SRPT_TPG_ATTRIB(_name, _field, _min, _max)			\
+static u32 *srpt_tpg_attrib_srp_max_rdma_size_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->max_rdma_size;
+}
+
+static u32 *srpt_tpg_attrib_srp_max_rsp_size_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->max_rsp_size;
+}
+
+static u32 *srpt_tpg_attrib_srp_sq_size_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->sq_size;
+}
+
+static u32 *srpt_tpg_attrib_use_srq_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->use_srq;
+}
+
+/* Show and store of attribute _name, through srpt_tpg_attrib_<_name>_ptr(). */
+#define SRPT_TPG_ATTRIB(_name, _min, _max)				\
 static ssize_t srpt_tpg_attrib_##_name##_show(struct config_item *item,\
 					      char *page)		\
 {									\
 	return sysfs_emit(page, "%u\n",					\
-			  READ_ONCE(srpt_tpg(attrib_to_tpg(item))->_field));\
+			  READ_ONCE(*srpt_tpg_attrib_##_name##_ptr(item)));\
 }									\
 static ssize_t srpt_tpg_attrib_##_name##_store(struct config_item *item,\
 					       const char *page,	\
 					       size_t count)		\
 {									\
 	return srpt_store_u32(page, count,				\
-			      &srpt_tpg(attrib_to_tpg(item))->_field,	\
+			      srpt_tpg_attrib_##_name##_ptr(item),	\
 			      _min, _max, #_name);			\
 }									\
 CONFIGFS_ATTR(srpt_tpg_attrib_, _name)
 
-SRPT_TPG_ATTRIB(srp_max_rdma_size, max_rdma_size, SRPT_MIN_RDMA_SIZE,
-		SRPT_MAX_RDMA_SIZE);
-SRPT_TPG_ATTRIB(srp_max_rsp_size, max_rsp_size, SRPT_MIN_RSP_SIZE,
-		SRPT_MAX_RSP_SIZE);
-SRPT_TPG_ATTRIB(srp_sq_size, sq_size, SRPT_MIN_SQ_SIZE, SRPT_MAX_SQ_SIZE);
-SRPT_TPG_ATTRIB(use_srq, use_srq, 0, 1);
+SRPT_TPG_ATTRIB(srp_max_rdma_size, SRPT_MIN_RDMA_SIZE, SRPT_MAX_RDMA_SIZE);
+SRPT_TPG_ATTRIB(srp_max_rsp_size, SRPT_MIN_RSP_SIZE, SRPT_MAX_RSP_SIZE);
+SRPT_TPG_ATTRIB(srp_sq_size, SRPT_MIN_SQ_SIZE, SRPT_MAX_SQ_SIZE);
+SRPT_TPG_ATTRIB(use_srq, 0, 1);
 
 struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_srp_max_rdma_size,
