@@ -11,6 +11,9 @@
  *                ports by name, so device removal never leaves it dangling
  *   srpt_tpg     a target portal group (se_portal_group) with its attributes
  *   srpt_nacl    a node ACL, with the initiator name parsed once
+ *   srpt_channel one RC queue pair logged in by an initiator, with its own
+ *                LIO session, receive ring and command contexts
+ *   srpt_recv_ioctx / srpt_send_ioctx  a receive buffer / a command context
  */
 #ifndef SRPT_H
 #define SRPT_H
@@ -20,7 +23,12 @@
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <linux/sizes.h>
+#include <linux/kref.h>
+#include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
 #include <target/target_core_base.h>
 
 #include "srpt_proto.h"
@@ -57,6 +65,7 @@
  * @state:	port state at the last refresh
  * @ib:		link layer is InfiniBand (IB/CM login and MADs possible)
  * @refresh_work: re-reads the attributes after an asynchronous event
+ * @ib_cm_id:	IB/CM listener (InfiniBand ports only), or NULL
  */
 struct srpt_port {
 	struct srpt_device	*sdev;
@@ -68,6 +77,7 @@ struct srpt_port {
 	enum ib_port_state	state;
 	bool			ib;
 	struct work_struct	refresh_work;
+	struct ib_cm_id		*ib_cm_id;
 };
 
 /**
@@ -76,6 +86,7 @@ struct srpt_port {
  * @pd:		protection domain for all channels of this device
  * @event_handler: asynchronous event handler (port changes)
  * @list:	entry in the driver's device list
+ * @next_vector: completion vector of the next channel (round robin)
  * @nports:	number of entries in @ports
  * @ports:	per-port state
  */
@@ -84,6 +95,7 @@ struct srpt_device {
 	struct ib_pd		*pd;
 	struct ib_event_handler	event_handler;
 	struct list_head	list;
+	atomic_t		next_vector;
 	u32			nports;
 	struct srpt_port	ports[];
 };
@@ -93,9 +105,13 @@ struct srpt_device {
  * @wwn:	LIO object; its configfs directory carries @name_str
  * @name:	the parsed name (GUID or GID form)
  * @name_str:	the name as created, returned by tpg_get_wwn
+ * @list:	entry in the driver's target port list
+ * @tpg_list:	portal groups of this target port
  */
 struct srpt_tport {
 	struct se_wwn		wwn;
+	struct list_head	list;
+	struct list_head	tpg_list;
 	struct srpt_name	name;
 	char			name_str[SRPT_WWN_MAX];
 };
@@ -110,10 +126,16 @@ struct srpt_tport {
  * @max_rsp_size: largest target-to-initiator IU (max_ti_iu_len)
  * @sq_size:	send queue depth of each channel
  * @use_srq:	1: channels share the device's SRQ; 0: own receive rings
+ * @list:	entry in the target port's list
+ * @users:	channels and logins in progress that use the group
+ * @dying:	being removed: no new logins
  */
 struct srpt_tpg {
 	struct se_portal_group	se_tpg;
 	struct srpt_tport	*tport;
+	struct list_head	list;
+	atomic_t		users;
+	bool			dying;
 	u16			tag;
 	bool			enabled;
 	u32			max_rdma_size;
@@ -130,6 +152,188 @@ struct srpt_tpg {
 struct srpt_nacl {
 	struct se_node_acl	nacl;
 	struct srpt_name	name;
+};
+
+/**
+ * struct srpt_recv_ioctx - a receive buffer
+ * @cqe:	completion entry, done = srpt_recv_done()
+ * @ch:		channel whose receive ring holds the buffer
+ * @buf:	the buffer, srpt_max_req_size bytes
+ * @dma:	its DMA address
+ * @byte_len:	bytes received
+ * @wait_entry:	entry in the channel's wait list while no command context
+ *		is free
+ */
+struct srpt_recv_ioctx {
+	struct ib_cqe		cqe;
+	struct srpt_channel	*ch;
+	void			*buf;
+	u64			dma;
+	u32			byte_len;
+	struct list_head	wait_entry;
+};
+
+/**
+ * struct srpt_rw - one remote buffer of a command
+ * @rw:		RDMA READ/WRITE context
+ * @sg:		local scatterlist of this buffer's part of the data
+ * @nents:	entries in @sg
+ */
+struct srpt_rw {
+	struct rdma_rw_ctx	rw;
+	struct scatterlist	*sg;
+	unsigned int		nents;
+};
+
+/* Life of a command context, as reported by get_cmd_state. */
+enum srpt_cmd_state {
+	SRPT_CMD_FREE,
+	SRPT_CMD_NEW,
+	SRPT_CMD_DATA_OUT,	/* RDMA READ of the write data posted */
+	SRPT_CMD_EXECUTING,
+	SRPT_CMD_RSP_SENT,	/* RDMA WRITE + SEND posted */
+	SRPT_CMD_DONE,
+};
+
+#define SRPT_MAX_INLINE_RW	1
+#define SRPT_MAX_CDB_LEN	(16 + 63 * 4)	/* CDB + largest additional CDB */
+#define SRPT_MAX_CMD_DATA	SZ_32M		/* largest transfer of one command */
+
+/**
+ * struct srpt_send_ioctx - context of one SRP request (SCSI command or TMF)
+ * @cmd:	LIO command
+ * @ch:		channel the request arrived on
+ * @free_entry:	entry in the channel's free list
+ * @rdma_cqe:	completion of the RDMA READs of a write
+ * @send_cqe:	completion of the response SEND
+ * @rsp_buf:	response IU buffer, max_ti_iu_len bytes
+ * @rsp_dma:	its DMA address
+ * @recv:	receive buffer holding immediate data, returned after use
+ * @imm_sg:	scatterlist over the immediate data
+ * @rw:		remote buffers (points at @rw_inline or an allocated array)
+ * @n_rw:	entries in @rw
+ * @rw_inline:	storage for the common single-buffer case
+ * @n_wr:	send queue entries taken by the RDMA operations
+ * @state:	enum srpt_cmd_state
+ * @dir:	SRPT_DIR_* of the command
+ * @tag:	initiator tag
+ * @sol_not:	sol_not field of the request
+ * @in_lio:	@cmd was handed to LIO (else freed by the send completion)
+ * @rsp_wrs:	send queue entries taken by the response (and RDMA WRITEs)
+ * @sense:	sense buffer for LIO
+ * @cdb:	copy of the CDB, so the receive buffer can be reposted at once
+ */
+struct srpt_send_ioctx {
+	struct se_cmd		cmd;
+	struct srpt_channel	*ch;
+	struct list_head	free_entry;
+	struct ib_cqe		rdma_cqe;
+	struct ib_cqe		send_cqe;
+	void			*rsp_buf;
+	u64			rsp_dma;
+	struct srpt_recv_ioctx	*recv;
+	struct scatterlist	imm_sg;
+	struct srpt_rw		*rw;
+	unsigned int		n_rw;
+	struct srpt_rw		rw_inline[SRPT_MAX_INLINE_RW];
+	unsigned int		n_wr;
+	enum srpt_cmd_state	state;
+	int			dir;
+	u64			tag;
+	u8			sol_not;
+	bool			is_tmf;
+	bool			in_lio;
+	unsigned int		rsp_wrs;
+	u8			sense[TRANSPORT_SENSE_BUFFER];
+	u8			cdb[SRPT_MAX_CDB_LEN];
+};
+
+/* Channel states; a channel only moves forward through them. */
+enum srpt_ch_state {
+	SRPT_CH_CONNECTING,	/* login accepted, waiting for RTU/ESTABLISHED */
+	SRPT_CH_LIVE,
+	SRPT_CH_DISCONNECTING,	/* DREQ sent or received, QP in ERR */
+	SRPT_CH_RELEASING,	/* release work queued */
+};
+
+/**
+ * struct srpt_channel - one RDMA channel (RC QP) of an initiator
+ * @sport:	port the login arrived on
+ * @tpg:	portal group the channel logged in to
+ * @using_rdma_cm: logged in over RDMA/CM (else IB/CM)
+ * @ib_cm_id:	IB/CM connection (IB/CM logins)
+ * @rdma_cm_id:	RDMA/CM connection (RDMA/CM logins)
+ * @cq:		completion queue, from the device's CQ pool
+ * @cq_size:	entries taken from the pool
+ * @qp:		the queue pair
+ * @lock:	protects @state, credits, @free_list and @wait_list
+ * @state:	enum srpt_ch_state
+ * @list:	entry in the driver's channel list
+ * @release_work: tears the channel down in process context
+ * @wait_work:	processes @wait_list once command contexts are free
+ * @sess:	LIO session
+ * @sess_name:	initiator name the session was created with
+ * @i_port_id:	initiator port ID from the login request
+ * @t_port_id:	target port ID from the login request
+ * @max_it_iu_len: negotiated largest request IU
+ * @max_ti_iu_len: largest response IU
+ * @imm_data:	immediate data negotiated
+ * @imm_data_offset: offset of immediate data in SRP_CMD
+ * @rq_size:	receive buffers of the channel = credits at login
+ * @sq_size:	send queue entries
+ * @sq_wr_avail: send queue entries not in use
+ * @req_lim:	credits the initiator holds
+ * @req_lim_delta: credits freed and not yet returned
+ * @recv_ring:	receive buffers
+ * @ioctx_ring:	command contexts
+ * @n_ioctx:	entries in @ioctx_ring
+ * @free_list:	unused command contexts
+ * @wait_list:	requests received while @free_list was empty
+ * @comp_vector: completion vector of @cq
+ * @stats:	counters, see srpt_ch_stats
+ */
+struct srpt_channel {
+	struct srpt_port	*sport;
+	struct srpt_tpg		*tpg;
+	bool			using_rdma_cm;
+	struct ib_cm_id		*ib_cm_id;
+	struct rdma_cm_id	*rdma_cm_id;
+	struct ib_cq		*cq;
+	u32			cq_size;
+	struct ib_qp		*qp;
+	spinlock_t		lock;	/* see above */
+	enum srpt_ch_state	state;
+	struct list_head	list;
+	struct work_struct	release_work;
+	struct work_struct	wait_work;
+	struct se_session	*sess;
+	char			sess_name[64];
+	u8			i_port_id[16];
+	u8			t_port_id[16];
+	u32			max_it_iu_len;
+	u32			max_ti_iu_len;
+	bool			imm_data;
+	u32			imm_data_offset;
+	u32			rq_size;
+	u32			sq_size;
+	atomic_t		sq_wr_avail;
+	s32			req_lim;
+	s32			req_lim_delta;
+	struct srpt_recv_ioctx	*recv_ring;
+	struct srpt_send_ioctx	*ioctx_ring;
+	u32			n_ioctx;
+	struct list_head	free_list;
+	struct list_head	wait_list;
+	int			comp_vector;
+	struct srpt_ch_stats {
+		atomic64_t	cmds;
+		atomic64_t	imm_cmds;
+		atomic64_t	bytes_in;
+		atomic64_t	bytes_out;
+		atomic64_t	malformed;
+		atomic64_t	rdma_errors;
+		atomic64_t	tmfs;
+	} stats;
 };
 
 static inline struct srpt_tpg *srpt_tpg(struct se_portal_group *se_tpg)
@@ -154,6 +358,59 @@ int srpt_set_rdma_cm_port(u16 port);
 int srpt_device_init(void);
 void srpt_device_exit(void);
 bool srpt_name_has_port(const struct srpt_name *name);
+struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev,
+					u32 port_num);
+void srpt_port_unlock(void);
+void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid);
+extern struct kmem_cache *srpt_recv_cache;
+
+/* srpt_configfs.c: target ports */
+/**
+ * struct srpt_initiator - who is logging in
+ * @port_id:	initiator port ID from the login request
+ * @ip:		source address (RDMA/CM logins), network byte order
+ * @ip_len:	4 (IPv4), 16 (IPv6) or 0 (IB/CM: no address)
+ * @desc:	printable description for log messages
+ */
+struct srpt_initiator {
+	u8	port_id[16];
+	u8	ip[16];
+	size_t	ip_len;
+	char	desc[80];
+};
+
+struct srpt_tpg *srpt_tpg_for_login(struct srpt_port *sport,
+				    const struct srpt_initiator *ini,
+				    char *acl_name, size_t acl_name_len,
+				    const char **why, u32 *rej);
+void srpt_tpg_put(struct srpt_tpg *tpg);
+
+/* srpt_channel.c: channel lifecycle and QP state machine */
+struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
+				   struct srpt_tpg *tpg,
+				   const struct srpt_login_decision *d,
+				   bool using_rdma_cm);
+int srpt_ch_create_qp(struct srpt_channel *ch);
+int srpt_ch_post_recvs(struct srpt_channel *ch);
+int srpt_ch_start_session(struct srpt_channel *ch, const char *acl_name);
+u8 srpt_ch_register(struct srpt_channel *ch, bool single);
+void srpt_ch_free(struct srpt_channel *ch);
+int srpt_ch_qp_init(struct srpt_channel *ch);
+int srpt_ch_qp_rtr(struct srpt_channel *ch);
+int srpt_ch_qp_rts(struct srpt_channel *ch);
+int srpt_ch_qp_err(struct srpt_channel *ch);
+void srpt_ch_established(struct srpt_channel *ch);
+void srpt_ch_close(struct srpt_channel *ch, const char *why);
+void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
+			    bool wait);
+int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *ioctx);
+
+/* srpt_cm.c: logins */
+int srpt_cm_init(void);
+int srpt_rdma_cm_set_port(u16 port);
+void srpt_cm_exit(void);
+int srpt_ib_cm_listen(struct srpt_port *sport);
+void srpt_ib_cm_stop(struct srpt_port *sport);
 
 /* srpt_fabric.c / srpt_configfs.c */
 extern const struct target_core_fabric_ops srpt_fabric_ops;
@@ -168,7 +425,11 @@ void srpt_drop_tpg(struct se_portal_group *se_tpg);
 int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable);
 int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name);
 
-/* srpt_io.c: LIO command callbacks */
+/* srpt_io.c: the I/O path and the LIO command callbacks */
+void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx);
+void srpt_process_wait_list(struct srpt_channel *ch);
+void srpt_wait_work(struct work_struct *work);
 int srpt_check_stop_free(struct se_cmd *se_cmd);
 void srpt_release_cmd(struct se_cmd *se_cmd);
 void srpt_close_session(struct se_session *se_sess);

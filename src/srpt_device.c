@@ -23,6 +23,9 @@ static LIST_HEAD(srpt_dev_list);
 static DEFINE_MUTEX(srpt_dev_mutex);
 static struct ib_client srpt_client;
 
+/* Receive buffers of srpt_max_req_size bytes, for every channel. */
+struct kmem_cache *srpt_recv_cache;
+
 /**
  * srpt_port_refresh() - re-read the cached attributes of a port
  * @sport: the port
@@ -147,6 +150,16 @@ static int srpt_add_one(struct ib_device *ib_dev)
 	mutex_unlock(&srpt_dev_mutex);
 
 	ib_set_client_data(ib_dev, &srpt_client, sdev);
+
+	for (i = 0; i < nports; i++) {
+		if (!sdev->ports[i].ib)
+			continue;
+		ret = srpt_ib_cm_listen(&sdev->ports[i]);
+		if (ret)
+			pr_warn("%s port %u: no IB/CM logins (%d)\n",
+				dev_name(&ib_dev->dev), sdev->ports[i].port_num,
+				ret);
+	}
 	pr_info("%s: added, %u port(s), node GUID 0x%016llx\n",
 		dev_name(&ib_dev->dev), nports, be64_to_cpu(ib_dev->node_guid));
 	return 0;
@@ -165,9 +178,14 @@ static void srpt_remove_one(struct ib_device *ib_dev, void *client_data)
 	struct srpt_device *sdev = client_data;
 	u32 i;
 
+	/* Logins run under the mutex: none is in progress after this. */
 	mutex_lock(&srpt_dev_mutex);
 	list_del(&sdev->list);
 	mutex_unlock(&srpt_dev_mutex);
+
+	for (i = 0; i < sdev->nports; i++)
+		srpt_ib_cm_stop(&sdev->ports[i]);
+	srpt_ch_close_matching(sdev, NULL, true);
 
 	ib_unregister_event_handler(&sdev->event_handler);
 	for (i = 0; i < sdev->nports; i++)
@@ -207,9 +225,7 @@ bool srpt_name_has_port(const struct srpt_name *name)
 			union ib_gid gid;
 
 			srpt_port_refresh(sport);
-			spin_lock_irq(&sport->lock);
-			gid = sport->gid;
-			spin_unlock_irq(&sport->lock);
+			srpt_port_get_gid(sport, &gid);
 			found = srpt_name_matches_port_id(name, gid.raw);
 		}
 		if (found)
@@ -220,13 +236,75 @@ bool srpt_name_has_port(const struct srpt_name *name)
 }
 
 /**
- * srpt_device_init() - register the RDMA client
+ * srpt_port_lookup_lock() - find our port for a login and lock out removal
+ * @ib_dev: device the login arrived on
+ * @port_num: port number
+ *
+ * On success the device list mutex is held, so the device cannot be removed
+ * until srpt_port_unlock(): srpt_remove_one() takes the mutex before it
+ * closes the device's channels, and so sees every channel a login created.
+ *
+ * Return: the port with the mutex held, or NULL (mutex not held) when the
+ * device is not (or no longer) ours.
+ */
+struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev,
+					u32 port_num)
+{
+	struct srpt_device *sdev;
+
+	mutex_lock(&srpt_dev_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		if (sdev->ib_dev != ib_dev)
+			continue;
+		if (port_num < rdma_start_port(ib_dev) ||
+		    port_num > rdma_end_port(ib_dev))
+			break;
+		return &sdev->ports[port_num - rdma_start_port(ib_dev)];
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return NULL;
+}
+
+/**
+ * srpt_port_unlock() - end of the section begun by srpt_port_lookup_lock()
+ */
+void srpt_port_unlock(void)
+{
+	mutex_unlock(&srpt_dev_mutex);
+}
+
+/**
+ * srpt_port_get_gid() - current GID (index 0) of a port
+ * @sport: the port
+ * @gid: receives the GID
+ */
+void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sport->lock, flags);
+	*gid = sport->gid;
+	spin_unlock_irqrestore(&sport->lock, flags);
+}
+
+/**
+ * srpt_device_init() - create the buffer cache, register the RDMA client
  *
  * Return: 0 or a negative errno.
  */
 int srpt_device_init(void)
 {
-	return ib_register_client(&srpt_client);
+	int ret;
+
+	srpt_recv_cache = kmem_cache_create("ib_srpt_recv_buf",
+					    srpt_max_req_size, 0,
+					    SLAB_HWCACHE_ALIGN, NULL);
+	if (!srpt_recv_cache)
+		return -ENOMEM;
+	ret = ib_register_client(&srpt_client);
+	if (ret)
+		kmem_cache_destroy(srpt_recv_cache);
+	return ret;
 }
 
 /**
@@ -235,4 +313,5 @@ int srpt_device_init(void)
 void srpt_device_exit(void)
 {
 	ib_unregister_client(&srpt_client);
+	kmem_cache_destroy(srpt_recv_cache);
 }

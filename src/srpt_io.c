@@ -1,18 +1,806 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ib_srpt: the I/O path.  LIO command callbacks.
+ * ib_srpt: the I/O path.
  *
- * No session can exist yet (logins are refused until the login path is in
- * place), so LIO never calls these with a command of ours.
+ * receive completion -> srpt_handle_iu()
+ *   SRP_CMD:      validate (srpt_cmd_parse), copy the CDB, map the remote
+ *                 buffers with rdma_rw, repost the receive buffer, submit to
+ *                 LIO.  Writes: write_pending posts the RDMA READs, their
+ *                 completion executes the command.  Reads: queue_data_in
+ *                 posts the RDMA WRITEs chained before the response SEND.
+ *   SRP_TSK_MGMT: LIO TMR, answered by queue_tm_rsp.
+ *   SRP_I_LOGOUT: the channel is closed.
+ *
+ * Credits: a credit is a posted receive buffer.  Each reposted buffer adds
+ * one to req_lim_delta, each response hands req_lim_delta to the initiator.
+ * A buffer that carries immediate data is reposted when the command's data
+ * is no longer needed, before its response is built.
+ *
+ * Send queue: every post first takes its work requests from sq_wr_avail;
+ * when that would go negative the LIO callback returns -ENOMEM and LIO
+ * retries it later, so a full send queue delays a response, never drops it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/scatterlist.h>
+#include <scsi/scsi_common.h>
+#include <scsi/scsi_proto.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
 #include "srpt.h"
+#include "srpt_compat.h"
+
+static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+static inline struct srpt_send_ioctx *srpt_ioctx(struct se_cmd *se_cmd)
+{
+	return container_of(se_cmd, struct srpt_send_ioctx, cmd);
+}
+
+/**
+ * srpt_ioctx_init() - one-time set-up of a command context
+ * @ch: channel that owns it
+ * @ioctx: the context
+ */
+void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx)
+{
+	ioctx->ch = ch;
+	ioctx->rdma_cqe.done = srpt_rdma_read_done;
+	ioctx->send_cqe.done = srpt_send_done;
+	ioctx->state = SRPT_CMD_FREE;
+	INIT_LIST_HEAD(&ioctx->free_entry);
+}
+
+/**
+ * srpt_post_recv() - post one receive buffer
+ * @ch: channel
+ * @r: the buffer
+ *
+ * Return: 0 or the errno of ib_post_recv().
+ */
+int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
+{
+	struct ib_sge sge = {
+		.addr = r->dma,
+		.length = srpt_max_req_size,
+		.lkey = ch->sport->sdev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &r->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	return ib_post_recv(ch->qp, &wr, NULL);
+}
+
+/**
+ * srpt_repost_recv() - give a receive buffer back, which frees a credit
+ * @ch: channel
+ * @r: the buffer
+ *
+ * Nothing is posted once the channel is closing; the buffer then stays
+ * idle until the ring is freed.
+ */
+static void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
+{
+	unsigned long flags;
+	int ret;
+
+	if (READ_ONCE(ch->state) >= SRPT_CH_DISCONNECTING)
+		return;
+	ret = srpt_post_recv(ch, r);
+	if (ret) {
+		pr_warn_ratelimited("%s: reposting a receive failed (%d)\n",
+				    ch->sess_name, ret);
+		srpt_ch_close(ch, "receive post failed");
+		return;
+	}
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->req_lim_delta++;
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_take_credits() - credits to return in the next response
+ * @ch: channel
+ *
+ * Return: the receive buffers reposted since the last response.
+ */
+static s32 srpt_take_credits(struct srpt_channel *ch)
+{
+	unsigned long flags;
+	s32 delta;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	delta = ch->req_lim_delta;
+	ch->req_lim_delta = 0;
+	ch->req_lim += delta;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return delta;
+}
+
+/**
+ * srpt_undo_credits() - a response carrying credits could not be posted
+ * @ch: channel
+ * @delta: the credits it carried
+ */
+static void srpt_undo_credits(struct srpt_channel *ch, s32 delta)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->req_lim_delta += delta;
+	ch->req_lim -= delta;
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_sq_reserve() - take send queue entries
+ * @ch: channel
+ * @n: entries needed
+ *
+ * Return: true if the entries are now reserved.
+ */
+static bool srpt_sq_reserve(struct srpt_channel *ch, unsigned int n)
+{
+	if (atomic_sub_return(n, &ch->sq_wr_avail) >= 0)
+		return true;
+	atomic_add(n, &ch->sq_wr_avail);
+	return false;
+}
+
+/**
+ * srpt_get_ioctx() - take a free command context
+ * @ch: channel
+ *
+ * Return: the context, or NULL when all are in use.
+ */
+static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ioctx = list_first_entry_or_null(&ch->free_list,
+					 struct srpt_send_ioctx, free_entry);
+	if (ioctx)
+		list_del_init(&ioctx->free_entry);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!ioctx)
+		return NULL;
+
+	ioctx->state = SRPT_CMD_NEW;
+	ioctx->recv = NULL;
+	ioctx->rw = NULL;
+	ioctx->n_rw = 0;
+	ioctx->n_wr = 0;
+	ioctx->rsp_wrs = 0;
+	ioctx->dir = SRPT_DIR_NONE;
+	ioctx->is_tmf = false;
+	ioctx->in_lio = false;
+	return ioctx;
+}
+
+/**
+ * srpt_unmap_data() - release the RDMA contexts and data buffers of a command
+ * @ioctx: the command
+ */
+static void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
+				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	unsigned int i;
+
+	for (i = 0; i < ioctx->n_rw; i++) {
+		struct srpt_rw *rw = &ioctx->rw[i];
+
+		rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
+				    rw->sg, rw->nents, dir);
+		target_free_sgl(rw->sg, rw->nents);
+	}
+	if (ioctx->rw != ioctx->rw_inline)
+		kfree(ioctx->rw);
+	ioctx->rw = NULL;
+	ioctx->n_rw = 0;
+}
+
+/**
+ * srpt_put_ioctx() - return a command context to the free list
+ * @ioctx: the context
+ *
+ * Gives back an immediate-data receive buffer still held (aborted command)
+ * and lets requests waiting for a context go on.
+ */
+static void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	unsigned long flags;
+	bool waiters;
+
+	srpt_unmap_data(ioctx);
+	if (ioctx->recv) {
+		srpt_repost_recv(ch, ioctx->recv);
+		ioctx->recv = NULL;
+	}
+	ioctx->state = SRPT_CMD_FREE;
+	spin_lock_irqsave(&ch->lock, flags);
+	list_add(&ioctx->free_entry, &ch->free_list);
+	waiters = !list_empty(&ch->wait_list);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (waiters && READ_ONCE(ch->state) == SRPT_CH_LIVE)
+		queue_work(system_wq, &ch->wait_work);
+}
+
+/**
+ * srpt_map_data() - set up the RDMA transfers described by an SRP_CMD
+ * @ch: channel
+ * @ioctx: the command
+ * @ci: the parsed command, with @ci->ndesc direct descriptors
+ * @sgl: receives the start of the chained scatterlist for LIO
+ * @nents: receives its number of entries
+ *
+ * Each remote buffer gets its own scatterlist and rdma_rw context; the
+ * scatterlists are chained into one, which LIO fills (reads) or which the
+ * RDMA READs fill (writes).
+ *
+ * Return: 0 or a negative errno.
+ */
+static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
+			 const struct srpt_cmd_info *ci,
+			 struct scatterlist **sgl, u32 *nents)
+{
+	enum dma_data_direction dir = ci->dir == SRPT_DIR_OUT ?
+				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	struct srpt_rw *prev = NULL;
+	u32 i;
+	int ret;
+
+	*sgl = NULL;
+	*nents = 0;
+	if (ci->ndesc <= SRPT_MAX_INLINE_RW) {
+		ioctx->rw = ioctx->rw_inline;
+	} else {
+		ioctx->rw = kmalloc_array(ci->ndesc, sizeof(*ioctx->rw),
+					  GFP_KERNEL);
+		if (!ioctx->rw)
+			return -ENOMEM;
+	}
+
+	for (i = 0; i < ci->ndesc; i++) {
+		struct srpt_rw *rw = &ioctx->rw[ioctx->n_rw];
+		struct srpt_buf_desc bd;
+
+		srpt_buf_desc_get(&ci->desc[i], &bd);
+		if (!bd.len)
+			continue;
+		ret = target_alloc_sgl(&rw->sg, &rw->nents, bd.len, false,
+				       i + 1 < ci->ndesc);
+		if (ret)
+			return ret;
+		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
+				       rw->sg, rw->nents, 0, bd.va, bd.key, dir);
+		if (ret < 0) {
+			target_free_sgl(rw->sg, rw->nents);
+			return ret;
+		}
+		ioctx->n_wr += ret;
+		ioctx->n_rw++;
+		if (prev)
+			sg_chain(prev->sg, prev->nents + 1, rw->sg);
+		else
+			*sgl = rw->sg;
+		*nents += rw->nents;
+		prev = rw;
+	}
+	return 0;
+}
+
+/**
+ * srpt_post_rsp() - build and post an SRP_RSP, after any RDMA WRITEs
+ * @ioctx: the command
+ * @a: response fields; req_lim_delta is filled in here
+ * @with_data: chain the command's RDMA WRITEs in front of the SEND
+ *
+ * Return: 0, or -ENOMEM when the send queue is full (nothing posted; the
+ * caller retries), or another negative errno.
+ */
+static int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
+			 struct srpt_rsp_args *a, bool with_data)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
+	struct ib_send_wr send_wr = { }, *first = &send_wr;
+	struct ib_sge sge;
+	unsigned int n = 1 + (with_data ? ioctx->n_wr : 0);
+	size_t len;
+	int i, ret;
+
+	if (!srpt_sq_reserve(ch, n))
+		return -ENOMEM;
+
+	a->req_lim_delta = srpt_take_credits(ch);
+	len = srpt_build_rsp(ioctx->rsp_buf, ch->max_ti_iu_len, a);
+	ib_dma_sync_single_for_device(ib_dev, ioctx->rsp_dma, len,
+				      DMA_TO_DEVICE);
+
+	sge.addr = ioctx->rsp_dma;
+	sge.length = len;
+	sge.lkey = ch->sport->sdev->pd->local_dma_lkey;
+	send_wr.wr_cqe = &ioctx->send_cqe;
+	send_wr.opcode = IB_WR_SEND;
+	send_wr.send_flags = IB_SEND_SIGNALED;
+	send_wr.sg_list = &sge;
+	send_wr.num_sge = 1;
+
+	if (with_data)
+		for (i = ioctx->n_rw - 1; i >= 0; i--)
+			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
+						ch->sport->port_num, NULL,
+						first);
+
+	ioctx->rsp_wrs = n;
+	ioctx->state = SRPT_CMD_RSP_SENT;
+	ret = ib_post_send(ch->qp, first, NULL);
+	if (ret) {
+		atomic_add(n, &ch->sq_wr_avail);
+		ioctx->rsp_wrs = 0;
+		srpt_undo_credits(ch, a->req_lim_delta);
+		pr_warn_ratelimited("%s: posting a response failed (%d)\n",
+				    ch->sess_name, ret);
+	}
+	return ret;
+}
+
+/**
+ * srpt_send_error_rsp() - answer a request LIO never saw
+ * @ioctx: context taken for the request
+ * @tag: the request's tag
+ * @status: SCSI status
+ * @key: sense key (0 for none)
+ * @asc: additional sense code
+ * @ascq: additional sense code qualifier
+ * @tmf_code: for a task management request, its response code; else -1
+ *
+ * The context goes back to the free list when the SEND completes, or at
+ * once if nothing could be posted.
+ */
+static void srpt_send_error_rsp(struct srpt_send_ioctx *ioctx, u64 tag,
+				u8 status, u8 key, u8 asc, u8 ascq,
+				int tmf_code)
+{
+	u8 sense[18] = { };
+	struct srpt_rsp_args a = {
+		.tag = tag,
+		.status = status,
+	};
+
+	if (key) {
+		sense[0] = 0x70;	/* fixed format, current error */
+		sense[2] = key;
+		sense[7] = sizeof(sense) - 8;
+		sense[12] = asc;
+		sense[13] = ascq;
+		a.sense = sense;
+		a.sense_len = sizeof(sense);
+	}
+	if (tmf_code >= 0) {
+		a.has_resp_code = true;
+		a.resp_code = tmf_code;
+	}
+	if (srpt_post_rsp(ioctx, &a, false))
+		srpt_put_ioctx(ioctx);
+}
+
+static int srpt_lio_task_attr(u8 attr)
+{
+	switch (attr) {
+	case SRPT_TASK_ATTR_HEAD_OF_QUEUE:
+		return TCM_HEAD_TAG;
+	case SRPT_TASK_ATTR_ORDERED:
+		return TCM_ORDERED_TAG;
+	case SRPT_TASK_ATTR_ACA:
+		return TCM_ACA_TAG;
+	default:
+		return TCM_SIMPLE_TAG;
+	}
+}
+
+/**
+ * srpt_handle_cmd() - process an SRP_CMD
+ * @ch: channel
+ * @r: receive buffer holding the IU
+ * @ioctx: a free command context
+ *
+ * A malformed command is answered with CHECK CONDITION (sense from
+ * srpt_cmd_err_sense()) without reaching LIO.  The receive buffer is
+ * reposted before LIO sees the command, unless it carries immediate data.
+ */
+static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
+			    struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_cmd_info ci;
+	enum srpt_cmd_err err = SRPT_CMD_OK;
+	struct scatterlist *sgl = NULL;
+	enum dma_data_direction dma_dir;
+	u32 nents = 0;
+	u8 key, asc, ascq;
+	int ret;
+
+	ret = srpt_cmd_parse(r->buf, r->byte_len, ch->imm_data,
+			     ch->imm_data_offset, &ci, &err);
+	if (!ret)
+		ret = srpt_cmd_check_limits(r->byte_len, &ci,
+					    ch->max_it_iu_len,
+					    SRPT_MAX_CMD_DATA, &err);
+	if (!ret && ci.cdb_len > sizeof(ioctx->cdb)) {
+		ret = -EINVAL;
+		err = SRPT_CMD_CDB_OVERFLOW;
+	}
+	if (ret) {
+		u64 tag = r->byte_len >= 16 ?
+			  be64_to_cpu(((struct srpt_wire_cmd *)r->buf)->tag) : 0;
+
+		atomic64_inc(&ch->stats.malformed);
+		pr_warn_ratelimited("%s: malformed SRP_CMD (tag 0x%llx, %u bytes): %s\n",
+				    ch->sess_name, tag, r->byte_len,
+				    srpt_cmd_err_str(err));
+		srpt_repost_recv(ch, r);
+		srpt_cmd_err_sense(err, &key, &asc, &ascq);
+		srpt_send_error_rsp(ioctx, tag, SAM_STAT_CHECK_CONDITION, key,
+				    asc, ascq, -1);
+		return;
+	}
+
+	ioctx->tag = ci.tag;
+	ioctx->dir = ci.dir;
+	ioctx->sol_not = ((struct srpt_wire_cmd *)r->buf)->sol_not;
+	memcpy(ioctx->cdb, ci.cdb, ci.cdb_len);
+	if (ci.cdb_len < 16)
+		memset(ioctx->cdb + ci.cdb_len, 0, 16 - ci.cdb_len);
+
+	if (ci.fmt == SRPT_DATA_DESC_IMM) {
+		ioctx->recv = r;
+		sg_init_one(&ioctx->imm_sg, r->buf + ci.imm_offset, ci.imm_len);
+		sgl = &ioctx->imm_sg;
+		nents = 1;
+		atomic64_inc(&ch->stats.imm_cmds);
+	} else if (ci.ndesc) {
+		ret = srpt_map_data(ch, ioctx, &ci, &sgl, &nents);
+		if (ret) {
+			pr_warn_ratelimited("%s: mapping %u bytes for tag 0x%llx failed (%d)\n",
+					    ch->sess_name, ci.data_len, ci.tag,
+					    ret);
+			srpt_unmap_data(ioctx);
+			srpt_repost_recv(ch, r);
+			srpt_send_error_rsp(ioctx, ci.tag, SAM_STAT_BUSY, 0, 0,
+					    0, -1);
+			return;
+		}
+	}
+	if (!ioctx->recv)
+		srpt_repost_recv(ch, r);
+
+	atomic64_inc(&ch->stats.cmds);
+	if (ci.dir == SRPT_DIR_OUT) {
+		dma_dir = DMA_TO_DEVICE;
+		atomic64_add(ci.data_len, &ch->stats.bytes_in);
+	} else if (ci.dir == SRPT_DIR_IN) {
+		dma_dir = DMA_FROM_DEVICE;
+		atomic64_add(ci.data_len, &ch->stats.bytes_out);
+	} else {
+		dma_dir = DMA_NONE;
+	}
+
+	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
+	ioctx->in_lio = true;
+	ret = target_init_cmd(&ioctx->cmd, ch->sess, ioctx->sense,
+			      scsilun_to_int((struct scsi_lun *)&ci.lun),
+			      ci.data_len, srpt_lio_task_attr(ci.task_attr),
+			      dma_dir, TARGET_SCF_ACK_KREF);
+	if (ret) {
+		/* The session is being stopped: drop the command. */
+		ioctx->in_lio = false;
+		srpt_put_ioctx(ioctx);
+		return;
+	}
+	ioctx->cmd.tag = ci.tag;
+	ioctx->state = SRPT_CMD_EXECUTING;
+	if (target_submit_prep(&ioctx->cmd, ioctx->cdb, sgl, nents, NULL, 0,
+			       NULL, 0, GFP_KERNEL))
+		return;		/* LIO sent CHECK CONDITION */
+	srpt_compat_target_submit(&ioctx->cmd);
+}
+
+/**
+ * srpt_tmf_to_lio() - LIO TMR code of an SRP task management function
+ * @func: SRPT_TSK_* code
+ *
+ * Return: the TMR_* code, or -1 for an undefined function.
+ */
+static int srpt_tmf_to_lio(u8 func)
+{
+	switch (func) {
+	case SRPT_TSK_ABORT_TASK:
+		return TMR_ABORT_TASK;
+	case SRPT_TSK_ABORT_TASK_SET:
+		return TMR_ABORT_TASK_SET;
+	case SRPT_TSK_CLEAR_TASK_SET:
+		return TMR_CLEAR_TASK_SET;
+	case SRPT_TSK_LUN_RESET:
+		return TMR_LUN_RESET;
+	case SRPT_TSK_CLEAR_ACA:
+		return TMR_CLEAR_ACA;
+	default:
+		return -1;
+	}
+}
+
+/**
+ * srpt_handle_tmf() - process an SRP_TSK_MGMT
+ * @ch: channel
+ * @r: receive buffer holding the IU
+ * @ioctx: a free command context
+ */
+static void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
+			    struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_tmf_info ti;
+	int func, ret;
+
+	atomic64_inc(&ch->stats.tmfs);
+	ret = srpt_tmf_parse(r->buf, r->byte_len, &ti);
+	srpt_repost_recv(ch, r);
+	if (ret) {
+		atomic64_inc(&ch->stats.malformed);
+		pr_warn_ratelimited("%s: malformed SRP_TSK_MGMT (%u bytes)\n",
+				    ch->sess_name, r->byte_len);
+		srpt_send_error_rsp(ioctx, ti.tag, SAM_STAT_GOOD, 0, 0, 0,
+				    SRPT_TMF_RSP_INVALID_FIELDS);
+		return;
+	}
+	func = srpt_tmf_to_lio(ti.func);
+	if (func < 0) {
+		pr_info_ratelimited("%s: undefined task management function 0x%02x\n",
+				    ch->sess_name, ti.func);
+		srpt_send_error_rsp(ioctx, ti.tag, SAM_STAT_GOOD, 0, 0, 0,
+				    SRPT_TMF_RSP_INVALID_FIELDS);
+		return;
+	}
+
+	ioctx->tag = ti.tag;
+	ioctx->is_tmf = true;
+	ioctx->state = SRPT_CMD_EXECUTING;
+	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
+	ioctx->in_lio = true;
+	ret = target_submit_tmr(&ioctx->cmd, ch->sess, NULL,
+				scsilun_to_int((struct scsi_lun *)&ti.lun),
+				ioctx, func, GFP_KERNEL, ti.task_tag,
+				TARGET_SCF_ACK_KREF);
+	if (ret) {
+		ioctx->in_lio = false;
+		srpt_send_error_rsp(ioctx, ti.tag, SAM_STAT_GOOD, 0, 0, 0,
+				    SRPT_TMF_RSP_FAILED);
+		return;
+	}
+	ioctx->cmd.tag = ti.tag;
+}
+
+/**
+ * srpt_handle_iu() - dispatch a received IU
+ * @ch: channel
+ * @r: receive buffer
+ *
+ * Return: false if the request must wait for a free command context (it
+ * is then left untouched).
+ */
+static bool srpt_handle_iu(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
+{
+	struct srpt_send_ioctx *ioctx;
+	u8 opcode = r->byte_len ? *(u8 *)r->buf : 0xff;
+
+	switch (opcode) {
+	case SRPT_OP_CMD:
+	case SRPT_OP_TSK_MGMT:
+		ioctx = srpt_get_ioctx(ch);
+		if (!ioctx)
+			return false;
+		if (opcode == SRPT_OP_CMD)
+			srpt_handle_cmd(ch, r, ioctx);
+		else
+			srpt_handle_tmf(ch, r, ioctx);
+		break;
+	case SRPT_OP_I_LOGOUT:
+		srpt_ch_close(ch, "SRP_I_LOGOUT from the initiator");
+		break;
+	case SRPT_OP_CRED_RSP:
+	case SRPT_OP_AER_RSP:
+		srpt_repost_recv(ch, r);
+		break;
+	default:
+		atomic64_inc(&ch->stats.malformed);
+		pr_warn_ratelimited("%s: ignored IU with opcode 0x%02x (%u bytes)\n",
+				    ch->sess_name, opcode, r->byte_len);
+		srpt_repost_recv(ch, r);
+		break;
+	}
+	return true;
+}
+
+/**
+ * srpt_process_wait_list() - handle requests that had to wait
+ * @ch: channel
+ *
+ * Requests wait while the channel is connecting (IB/CM: before the RTU the
+ * QP cannot send) or while every command context is in use.  Once the
+ * channel closes they are dropped; their buffers are freed with the ring.
+ */
+void srpt_process_wait_list(struct srpt_channel *ch)
+{
+	struct srpt_recv_ioctx *r;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&ch->lock, flags);
+		if (ch->state != SRPT_CH_LIVE) {
+			spin_unlock_irqrestore(&ch->lock, flags);
+			return;
+		}
+		r = list_first_entry_or_null(&ch->wait_list,
+					     struct srpt_recv_ioctx,
+					     wait_entry);
+		if (r)
+			list_del_init(&r->wait_entry);
+		spin_unlock_irqrestore(&ch->lock, flags);
+		if (!r)
+			return;
+		if (!srpt_handle_iu(ch, r)) {
+			spin_lock_irqsave(&ch->lock, flags);
+			list_add(&r->wait_entry, &ch->wait_list);
+			spin_unlock_irqrestore(&ch->lock, flags);
+			return;
+		}
+	}
+}
+
+/**
+ * srpt_wait_work() - work item running srpt_process_wait_list()
+ * @work: the channel's wait_work
+ */
+void srpt_wait_work(struct work_struct *work)
+{
+	srpt_process_wait_list(container_of(work, struct srpt_channel,
+					    wait_work));
+}
+
+/**
+ * srpt_recv_done() - completion of a receive
+ * @cq: completion queue
+ * @wc: work completion; wr_cqe is the buffer's cqe
+ */
+void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_recv_ioctx *r =
+		container_of(wc->wr_cqe, struct srpt_recv_ioctx, cqe);
+	struct srpt_channel *ch = r->ch;
+	unsigned long flags;
+	bool wait;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			pr_warn_ratelimited("%s: receive failed: %s\n",
+					    ch->sess_name,
+					    ib_wc_status_msg(wc->status));
+			srpt_ch_close(ch, "receive error");
+		}
+		return;
+	}
+
+	ib_dma_sync_single_for_cpu(ch->sport->sdev->ib_dev, r->dma,
+				   wc->byte_len, DMA_FROM_DEVICE);
+	r->byte_len = wc->byte_len;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->req_lim--;
+	wait = ch->state != SRPT_CH_LIVE || !list_empty(&ch->wait_list);
+	if (wait)
+		list_add_tail(&r->wait_entry, &ch->wait_list);
+	spin_unlock_irqrestore(&ch->lock, flags);
+
+	if (!wait && !srpt_handle_iu(ch, r)) {
+		spin_lock_irqsave(&ch->lock, flags);
+		list_add_tail(&r->wait_entry, &ch->wait_list);
+		spin_unlock_irqrestore(&ch->lock, flags);
+	}
+}
+
+/**
+ * srpt_rdma_read_done() - the RDMA READs of a write completed
+ * @cq: completion queue
+ * @wc: completion of the last (signaled) READ
+ */
+static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
+	struct srpt_channel *ch = ioctx->ch;
+
+	atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		atomic64_inc(&ch->stats.rdma_errors);
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			pr_warn_ratelimited("%s: RDMA READ for tag 0x%llx failed: %s\n",
+					    ch->sess_name, ioctx->tag,
+					    ib_wc_status_msg(wc->status));
+			srpt_ch_close(ch, "RDMA READ error");
+		}
+		transport_generic_request_failure(&ioctx->cmd,
+						  TCM_CHECK_CONDITION_ABORT_CMD);
+		return;
+	}
+	ioctx->state = SRPT_CMD_EXECUTING;
+	target_execute_cmd(&ioctx->cmd);
+}
+
+/**
+ * srpt_send_done() - a response (and its RDMA WRITEs) completed
+ * @cq: completion queue
+ * @wc: completion of the SEND
+ */
+static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, send_cqe);
+	struct srpt_channel *ch = ioctx->ch;
+
+	atomic_add(ioctx->rsp_wrs, &ch->sq_wr_avail);
+	ioctx->rsp_wrs = 0;
+	if (unlikely(wc->status != IB_WC_SUCCESS &&
+		     wc->status != IB_WC_WR_FLUSH_ERR)) {
+		atomic64_inc(&ch->stats.rdma_errors);
+		pr_warn_ratelimited("%s: response for tag 0x%llx failed: %s\n",
+				    ch->sess_name, ioctx->tag,
+				    ib_wc_status_msg(wc->status));
+		srpt_ch_close(ch, "send error");
+	}
+	ioctx->state = SRPT_CMD_DONE;
+	if (ioctx->in_lio)
+		transport_generic_free_cmd(&ioctx->cmd, 0);
+	else
+		srpt_put_ioctx(ioctx);
+}
+
+/**
+ * srpt_rsp_from_cmd() - response fields of a finished SCSI command
+ * @ioctx: the command
+ * @a: receives the fields
+ */
+static void srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
+			      struct srpt_rsp_args *a)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+
+	memset(a, 0, sizeof(*a));
+	a->tag = ioctx->tag;
+	a->status = cmd->scsi_status;
+	a->dir = ioctx->dir;
+	if (cmd->scsi_status && cmd->scsi_sense_length) {
+		a->sense = ioctx->sense;
+		a->sense_len = cmd->scsi_sense_length;
+	}
+	if (cmd->se_cmd_flags & SCF_UNDERFLOW_BIT)
+		a->residual_under = cmd->residual_count;
+	else if (cmd->se_cmd_flags & SCF_OVERFLOW_BIT)
+		a->residual_over = cmd->residual_count;
+}
 
 int srpt_check_stop_free(struct se_cmd *se_cmd)
 {
@@ -21,36 +809,141 @@ int srpt_check_stop_free(struct se_cmd *se_cmd)
 
 void srpt_release_cmd(struct se_cmd *se_cmd)
 {
+	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
+
+	ioctx->in_lio = false;
+	srpt_put_ioctx(ioctx);
 }
 
 void srpt_close_session(struct se_session *se_sess)
 {
+	srpt_ch_close(se_sess->fabric_sess_ptr, "session closed by LIO");
 }
 
+/**
+ * srpt_write_pending() - LIO wants the data of a write
+ * @se_cmd: the command
+ *
+ * Immediate data is already here; otherwise the RDMA READs are posted and
+ * srpt_rdma_read_done() executes the command.
+ *
+ * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
+ */
 int srpt_write_pending(struct se_cmd *se_cmd)
 {
-	return -EOPNOTSUPP;
+	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
+	struct srpt_channel *ch = ioctx->ch;
+	struct ib_send_wr *first = NULL;
+	int i, ret;
+
+	if (ioctx->recv || !ioctx->n_rw) {
+		target_execute_cmd(se_cmd);
+		return 0;
+	}
+	if (!srpt_sq_reserve(ch, ioctx->n_wr))
+		return -ENOMEM;
+	for (i = ioctx->n_rw - 1; i >= 0; i--)
+		first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
+					ch->sport->port_num,
+					first ? NULL : &ioctx->rdma_cqe, first);
+	ioctx->state = SRPT_CMD_DATA_OUT;
+	ret = ib_post_send(ch->qp, first, NULL);
+	if (ret) {
+		atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
+		pr_warn_ratelimited("%s: posting RDMA READ failed (%d)\n",
+				    ch->sess_name, ret);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int srpt_get_cmd_state(struct se_cmd *se_cmd)
 {
-	return 0;
+	return srpt_ioctx(se_cmd)->state;
 }
 
+/**
+ * srpt_queue_data_in() - send the data and the status of a read
+ * @se_cmd: the command
+ *
+ * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
+ */
 int srpt_queue_data_in(struct se_cmd *se_cmd)
 {
-	return -EOPNOTSUPP;
+	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
+	struct srpt_rsp_args a;
+	int ret;
+
+	srpt_rsp_from_cmd(ioctx, &a);
+	ret = srpt_post_rsp(ioctx, &a, ioctx->n_rw > 0);
+	return ret == -ENOMEM ? -ENOMEM : 0;
 }
 
+/**
+ * srpt_queue_status() - send the status of a command
+ * @se_cmd: the command
+ *
+ * An immediate-data buffer is reposted first, so that the credit it frees
+ * travels in this response.
+ *
+ * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
+ */
 int srpt_queue_status(struct se_cmd *se_cmd)
 {
-	return -EOPNOTSUPP;
+	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
+	struct srpt_rsp_args a;
+	int ret;
+
+	if (ioctx->recv) {
+		srpt_repost_recv(ioctx->ch, ioctx->recv);
+		ioctx->recv = NULL;
+	}
+	srpt_rsp_from_cmd(ioctx, &a);
+	ret = srpt_post_rsp(ioctx, &a, false);
+	return ret == -ENOMEM ? -ENOMEM : 0;
+}
+
+/**
+ * srpt_tmr_rsp_code() - SRP response code of a finished TMR
+ * @response: LIO's TMR_* response
+ *
+ * An ABORT TASK for a task that does not exist is answered "function
+ * complete": after it the task does not exist, which is what the initiator
+ * asked for (SAM-5, 7.2).
+ *
+ * Return: SRPT_TMF_RSP_* code.
+ */
+static u8 srpt_tmr_rsp_code(u8 response)
+{
+	switch (response) {
+	case TMR_FUNCTION_COMPLETE:
+	case TMR_TASK_DOES_NOT_EXIST:
+		return SRPT_TMF_RSP_COMPLETE;
+	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
+	case TMR_FUNCTION_REJECTED:
+		return SRPT_TMF_RSP_NOT_SUPPORTED;
+	case TMR_LUN_DOES_NOT_EXIST:
+		return SRPT_TMF_RSP_INCORRECT_LUN;
+	default:
+		return SRPT_TMF_RSP_FAILED;
+	}
 }
 
 void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
 {
+	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
+	struct srpt_rsp_args a = {
+		.tag = ioctx->tag,
+		.has_resp_code = true,
+		.resp_code = srpt_tmr_rsp_code(se_cmd->se_tmr_req->response),
+	};
+
+	if (srpt_post_rsp(ioctx, &a, false))
+		transport_generic_free_cmd(se_cmd, 0);
 }
 
 void srpt_aborted_task(struct se_cmd *se_cmd)
 {
+	pr_debug("%s: tag 0x%llx aborted\n", srpt_ioctx(se_cmd)->ch->sess_name,
+		 srpt_ioctx(se_cmd)->tag);
 }

@@ -171,10 +171,12 @@ u16 srpt_get_rdma_cm_port(void)
 }
 
 /**
- * srpt_set_rdma_cm_port() - change the TCP port of the RDMA/CM listener
- * @port: new port number, 0 to stop listening
+ * srpt_set_rdma_cm_port() - record the port the RDMA/CM listener uses
+ * @port: port number, 0 when not listening
  *
- * Return: 0 (the listener itself is created by the login code).
+ * Called by srpt_rdma_cm_set_port(), which owns the listener.
+ *
+ * Return: 0.
  */
 int srpt_set_rdma_cm_port(u16 port)
 {
@@ -208,6 +210,13 @@ static int __init srpt_init_module(void)
 		return ret;
 	}
 
+	ret = srpt_cm_init();
+	if (ret) {
+		srpt_device_exit();
+		target_unregister_template(&srpt_fabric_ops);
+		return ret;
+	}
+
 	pr_info("SRP target %s loaded: srp_max_req_size=%u srpt_srq_size=%u rdma_cm_port=%u\n",
 		SRPT_VERSION, srpt_max_req_size, srpt_srq_size,
 		srpt_get_rdma_cm_port());
@@ -222,6 +231,7 @@ static int __init srpt_init_module(void)
  */
 static void __exit srpt_exit_module(void)
 {
+	srpt_cm_exit();
 	srpt_device_exit();
 	target_unregister_template(&srpt_fabric_ops);
 	pr_info("SRP target unloaded\n");

@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: channel lifecycle and the QP state machine.
+ *
+ * A channel is created by a login (srpt_cm.c), lives until a disconnect,
+ * SRP_I_LOGOUT, an error, or an operator action closes it, and is then torn
+ * down exactly once by srpt_ch_release_work():
+ *
+ *   CONNECTING --RTU/ESTABLISHED--> LIVE --close--> DISCONNECTING
+ *        \________________close____________________/      |
+ *                                                   release work
+ *                                       (QP to ERR, drain, LIO session
+ *                                        drained and removed, free)
+ *
+ * The release work is the only owner that frees a channel; everything that
+ * can reach a channel (CM callbacks, QP events, completions, LIO) is stopped
+ * before the memory goes.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/build_bug.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include "srpt.h"
+
+/*
+ * struct ib_qp_attr lives on the stack of the QP transition functions.  It
+ * is 216 bytes on x86-64 in 6.1 and 6.12 (two struct rdma_ah_attr).  If a
+ * kernel grows it past this budget the build stops here: then allocate the
+ * attribute with kmalloc() in srpt_ch_qp_modify() instead of raising the
+ * budget, because these functions run in the CM's work queue context on a
+ * kernel stack shared with the RDMA core.
+ */
+#define SRPT_QP_ATTR_STACK_BUDGET	256
+static_assert(sizeof(struct ib_qp_attr) <= SRPT_QP_ATTR_STACK_BUDGET,
+	      "struct ib_qp_attr outgrew its stack budget: see the comment");
+
+/* Receive buffers (= credits) of a channel with its own receive ring. */
+#define SRPT_RQ_SIZE	128
+
+static LIST_HEAD(srpt_ch_list);
+static DEFINE_MUTEX(srpt_ch_mutex);
+static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_waitq);
+
+static const char * const srpt_ch_state_name[] = {
+	[SRPT_CH_CONNECTING]	= "connecting",
+	[SRPT_CH_LIVE]		= "live",
+	[SRPT_CH_DISCONNECTING]	= "disconnecting",
+	[SRPT_CH_RELEASING]	= "releasing",
+};
+
+static void srpt_ch_release_work(struct work_struct *work);
+
+/**
+ * srpt_free_recv_ring() - unmap and free the receive buffers of a channel
+ * @ch: the channel; none of the buffers may be posted any more
+ */
+static void srpt_free_recv_ring(struct srpt_channel *ch)
+{
+	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
+	u32 i;
+
+	if (!ch->recv_ring)
+		return;
+	for (i = 0; i < ch->rq_size; i++) {
+		struct srpt_recv_ioctx *r = &ch->recv_ring[i];
+
+		if (!r->buf)
+			continue;
+		ib_dma_unmap_single(ib_dev, r->dma, srpt_max_req_size,
+				    DMA_FROM_DEVICE);
+		kmem_cache_free(srpt_recv_cache, r->buf);
+	}
+	kvfree(ch->recv_ring);
+	ch->recv_ring = NULL;
+}
+
+/**
+ * srpt_alloc_recv_ring() - allocate and map the receive buffers
+ * @ch: the channel
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_recv_ring(struct srpt_channel *ch)
+{
+	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
+	u32 i;
+
+	ch->recv_ring = kvcalloc(ch->rq_size, sizeof(*ch->recv_ring),
+				 GFP_KERNEL);
+	if (!ch->recv_ring)
+		return -ENOMEM;
+	for (i = 0; i < ch->rq_size; i++) {
+		struct srpt_recv_ioctx *r = &ch->recv_ring[i];
+
+		r->ch = ch;
+		r->cqe.done = srpt_recv_done;
+		INIT_LIST_HEAD(&r->wait_entry);
+		r->buf = kmem_cache_alloc(srpt_recv_cache, GFP_KERNEL);
+		if (!r->buf)
+			goto nomem;
+		r->dma = ib_dma_map_single(ib_dev, r->buf, srpt_max_req_size,
+					   DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ib_dev, r->dma)) {
+			kmem_cache_free(srpt_recv_cache, r->buf);
+			r->buf = NULL;
+			goto nomem;
+		}
+	}
+	return 0;
+
+nomem:
+	srpt_free_recv_ring(ch);
+	return -ENOMEM;
+}
+
+/**
+ * srpt_free_ioctx_ring() - unmap and free the command contexts
+ * @ch: the channel; every context must be back on the free list
+ */
+static void srpt_free_ioctx_ring(struct srpt_channel *ch)
+{
+	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
+	u32 i;
+
+	if (!ch->ioctx_ring)
+		return;
+	for (i = 0; i < ch->n_ioctx; i++) {
+		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];
+
+		if (!ioctx->rsp_buf)
+			continue;
+		ib_dma_unmap_single(ib_dev, ioctx->rsp_dma, ch->max_ti_iu_len,
+				    DMA_TO_DEVICE);
+		kfree(ioctx->rsp_buf);
+	}
+	kvfree(ch->ioctx_ring);
+	ch->ioctx_ring = NULL;
+}
+
+/**
+ * srpt_alloc_ioctx_ring() - allocate the command contexts of a channel
+ * @ch: the channel
+ *
+ * There are twice as many contexts as credits: a context is only free again
+ * after the completion of its response, and the initiator may already use
+ * the credit that response returned.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_ioctx_ring(struct srpt_channel *ch)
+{
+	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
+	u32 i;
+
+	ch->n_ioctx = 2 * ch->rq_size;
+	ch->ioctx_ring = kvcalloc(ch->n_ioctx, sizeof(*ch->ioctx_ring),
+				  GFP_KERNEL);
+	if (!ch->ioctx_ring)
+		return -ENOMEM;
+	for (i = 0; i < ch->n_ioctx; i++) {
+		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];
+
+		srpt_ioctx_init(ch, ioctx);
+		ioctx->rsp_buf = kmalloc(ch->max_ti_iu_len, GFP_KERNEL);
+		if (!ioctx->rsp_buf)
+			goto nomem;
+		ioctx->rsp_dma = ib_dma_map_single(ib_dev, ioctx->rsp_buf,
+						   ch->max_ti_iu_len,
+						   DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(ib_dev, ioctx->rsp_dma)) {
+			kfree(ioctx->rsp_buf);
+			ioctx->rsp_buf = NULL;
+			goto nomem;
+		}
+		list_add_tail(&ioctx->free_entry, &ch->free_list);
+	}
+	return 0;
+
+nomem:
+	srpt_free_ioctx_ring(ch);
+	return -ENOMEM;
+}
+
+/**
+ * srpt_ch_alloc() - allocate a channel for an accepted login
+ * @sport: port the login arrived on
+ * @tpg: portal group, with a reference the channel now owns
+ * @d: the login decision (negotiated IU sizes, immediate data)
+ * @using_rdma_cm: RDMA/CM login (else IB/CM)
+ *
+ * Return: the channel (not yet on the channel list) or an ERR_PTR.
+ */
+struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
+				   struct srpt_tpg *tpg,
+				   const struct srpt_login_decision *d,
+				   bool using_rdma_cm)
+{
+	const struct ib_device_attr *attrs = &sport->sdev->ib_dev->attrs;
+	struct srpt_channel *ch;
+	int ret;
+
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	if (!ch)
+		return ERR_PTR(-ENOMEM);
+	ch->sport = sport;
+	ch->tpg = tpg;
+	ch->using_rdma_cm = using_rdma_cm;
+	spin_lock_init(&ch->lock);
+	INIT_LIST_HEAD(&ch->list);
+	INIT_LIST_HEAD(&ch->free_list);
+	INIT_LIST_HEAD(&ch->wait_list);
+	INIT_WORK(&ch->release_work, srpt_ch_release_work);
+	INIT_WORK(&ch->wait_work, srpt_wait_work);
+	ch->state = SRPT_CH_CONNECTING;
+	ch->max_it_iu_len = d->max_it_iu_len;
+	ch->max_ti_iu_len = d->max_ti_iu_len;
+	ch->imm_data = d->immediate;
+	ch->imm_data_offset = d->imm_data_offset;
+	ch->rq_size = min_t(u32, SRPT_RQ_SIZE, attrs->max_qp_wr);
+	ch->sq_size = min_t(u32, READ_ONCE(tpg->sq_size),
+			    attrs->max_qp_wr / 2);
+
+	ret = srpt_alloc_recv_ring(ch);
+	if (ret)
+		goto free_ch;
+	ret = srpt_alloc_ioctx_ring(ch);
+	if (ret)
+		goto free_recv;
+	return ch;
+
+free_recv:
+	srpt_free_recv_ring(ch);
+free_ch:
+	kfree(ch);
+	return ERR_PTR(ret);
+}
+
+/**
+ * srpt_qp_event() - asynchronous event of a channel's QP
+ * @event: the event
+ * @ptr: the channel
+ *
+ * May run in interrupt context.
+ */
+static void srpt_qp_event(struct ib_event *event, void *ptr)
+{
+	struct srpt_channel *ch = ptr;
+
+	switch (event->event) {
+	case IB_EVENT_COMM_EST:
+		/* Data arrived before the RTU: let the CM catch up. */
+		if (ch->using_rdma_cm)
+			rdma_notify(ch->rdma_cm_id, event->event);
+		else
+			ib_cm_notify(ch->ib_cm_id, event->event);
+		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+	case IB_EVENT_SQ_DRAINED:
+		break;
+	default:
+		pr_warn_ratelimited("%s: QP event %s\n", ch->sess_name,
+				    ib_event_msg(event->event));
+		srpt_ch_close(ch, "QP error event");
+		break;
+	}
+}
+
+/**
+ * srpt_ch_create_qp() - create the completion queue and the queue pair
+ * @ch: the channel; for RDMA/CM logins ch->rdma_cm_id must be set
+ *
+ * The CQ comes from the device's CQ pool, on a completion vector chosen
+ * round robin so that channels spread over the device's vectors.  If the
+ * device cannot create a QP of the requested depth, smaller send queues are
+ * tried down to SRPT_MIN_SQ_SIZE.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_create_qp(struct srpt_channel *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	struct ib_device *ib_dev = sdev->ib_dev;
+	struct ib_qp_init_attr *init;
+	int ret;
+
+	init = kzalloc(sizeof(*init), GFP_KERNEL);
+	if (!init)
+		return -ENOMEM;
+
+retry:
+	ch->cq_size = ch->rq_size + ch->sq_size + 2;
+	ch->comp_vector = ib_dev->num_comp_vectors > 1 ?
+		(u32)atomic_inc_return(&sdev->next_vector) %
+		ib_dev->num_comp_vectors : 0;
+	ch->cq = ib_cq_pool_get(ib_dev, ch->cq_size, ch->comp_vector,
+				IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->cq)) {
+		ret = PTR_ERR(ch->cq);
+		ch->cq = NULL;
+		goto out;
+	}
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = srpt_qp_event;
+	init->qp_context = ch;
+	init->send_cq = ch->cq;
+	init->recv_cq = ch->cq;
+	init->sq_sig_type = IB_SIGNAL_REQ_WR;
+	init->qp_type = IB_QPT_RC;
+	init->port_num = ch->sport->port_num;
+	init->cap.max_send_wr = ch->sq_size;
+	init->cap.max_rdma_ctxs = ch->sq_size;
+	init->cap.max_send_sge = ib_dev->attrs.max_send_sge;
+	init->cap.max_recv_wr = ch->rq_size;
+	init->cap.max_recv_sge = 1;
+
+	if (ch->using_rdma_cm) {
+		ret = rdma_create_qp(ch->rdma_cm_id, sdev->pd, init);
+		ch->qp = ret ? NULL : ch->rdma_cm_id->qp;
+	} else {
+		ch->qp = ib_create_qp(sdev->pd, init);
+		ret = PTR_ERR_OR_ZERO(ch->qp);
+		if (ret)
+			ch->qp = NULL;
+	}
+	if (ret) {
+		ib_cq_pool_put(ch->cq, ch->cq_size);
+		ch->cq = NULL;
+		if (ret == -ENOMEM && ch->sq_size / 2 >= SRPT_MIN_SQ_SIZE) {
+			ch->sq_size /= 2;
+			goto retry;
+		}
+		pr_err("%s: creating a QP with %u send entries failed (%d)\n",
+		       dev_name(&ib_dev->dev), ch->sq_size, ret);
+		goto out;
+	}
+	atomic_set(&ch->sq_wr_avail, ch->sq_size);
+	pr_debug("QP 0x%x: sq %u rq %u vector %d\n", ch->qp->qp_num,
+		 ch->sq_size, ch->rq_size, ch->comp_vector);
+out:
+	kfree(init);
+	return ret;
+}
+
+/**
+ * srpt_ch_post_recvs() - post every receive buffer of the channel
+ * @ch: the channel, its QP in INIT or later
+ *
+ * Return: 0 or the errno of the first failed post.
+ */
+int srpt_ch_post_recvs(struct srpt_channel *ch)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < ch->rq_size; i++) {
+		ret = srpt_post_recv(ch, &ch->recv_ring[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * srpt_ch_qp_modify() - move the QP of an IB/CM channel to a new state
+ * @ch: the channel
+ * @state: IB_QPS_INIT, IB_QPS_RTR or IB_QPS_RTS
+ *
+ * The attributes come from the CM (ib_cm_init_qp_attr()), which knows the
+ * path, the remote QP number and the negotiated RDMA depths.  The attribute
+ * structure is on the stack; see SRPT_QP_ATTR_STACK_BUDGET.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int srpt_ch_qp_modify(struct srpt_channel *ch, enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask = 0;
+	int ret;
+
+	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	return ib_modify_qp(ch->qp, &attr, mask);
+}
+
+/**
+ * srpt_ch_qp_init() - move an IB/CM channel's QP from RESET to INIT
+ * @ch: the channel
+ *
+ * Receive buffers can be posted from INIT on.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_qp_init(struct srpt_channel *ch)
+{
+	return srpt_ch_qp_modify(ch, IB_QPS_INIT);
+}
+
+/**
+ * srpt_ch_qp_rtr() - move an IB/CM channel's QP from INIT to RTR
+ * @ch: the channel
+ *
+ * Done before the CM REP is sent, so that the QP can receive as soon as the
+ * initiator has the REP: an initiator may send its first SRP_CMD before the
+ * RTU reaches us.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_qp_rtr(struct srpt_channel *ch)
+{
+	return srpt_ch_qp_modify(ch, IB_QPS_RTR);
+}
+
+/**
+ * srpt_ch_qp_rts() - move an IB/CM channel's QP from RTR to RTS
+ * @ch: the channel
+ *
+ * Done when the RTU arrives (or the first receive completion reports
+ * communication established), from then on the target can send.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_qp_rts(struct srpt_channel *ch)
+{
+	return srpt_ch_qp_modify(ch, IB_QPS_RTS);
+}
+
+/**
+ * srpt_ch_qp_err() - move a channel's QP to the ERR state
+ * @ch: the channel
+ *
+ * Every posted work request then completes with a flush error, which is how
+ * the channel drains.  Allowed from any state.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_qp_err(struct srpt_channel *ch)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+}
+
+/**
+ * srpt_ch_start_session() - create the LIO session of a channel
+ * @ch: the channel
+ * @acl_name: name of the initiator's node ACL
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_start_session(struct srpt_channel *ch, const char *acl_name)
+{
+	struct se_session *sess;
+
+	sess = target_setup_session(&ch->tpg->se_tpg, 0, 0, TARGET_PROT_NORMAL,
+				    acl_name, ch, NULL);
+	if (IS_ERR(sess))
+		return PTR_ERR(sess);
+	ch->sess = sess;
+	return 0;
+}
+
+static bool srpt_ch_same_nexus(const struct srpt_channel *a,
+			       const struct srpt_channel *b)
+{
+	return a->sport == b->sport && a->tpg == b->tpg &&
+	       !memcmp(a->i_port_id, b->i_port_id, sizeof(a->i_port_id)) &&
+	       !memcmp(a->t_port_id, b->t_port_id, sizeof(a->t_port_id));
+}
+
+/**
+ * srpt_ch_register() - put a new channel on the channel list
+ * @ch: the channel, fully set up
+ * @single: the initiator asked for SINGLE channel operation
+ *
+ * With SINGLE, every other channel of the same I_T nexus (initiator port,
+ * target port, RDMA port and portal group) is closed; with MULTI they stay.
+ *
+ * Return: the multichannel result for SRP_LOGIN_RSP.
+ */
+u8 srpt_ch_register(struct srpt_channel *ch, bool single)
+{
+	struct srpt_channel *other;
+	bool others = false;
+
+	mutex_lock(&srpt_ch_mutex);
+	list_for_each_entry(other, &srpt_ch_list, list) {
+		if (!srpt_ch_same_nexus(ch, other))
+			continue;
+		others = true;
+		if (single)
+			srpt_ch_close(other, "replaced by a SINGLE login");
+	}
+	list_add_tail(&ch->list, &srpt_ch_list);
+	mutex_unlock(&srpt_ch_mutex);
+
+	if (!others)
+		return SRPT_LOGIN_RSP_MULTICHAN_NO_CHAN;
+	return single ? SRPT_LOGIN_RSP_MULTICHAN_TERMINATED :
+			SRPT_LOGIN_RSP_MULTICHAN_MAINTAINED;
+}
+
+/**
+ * srpt_ch_established() - the connection is up (RTU or ESTABLISHED)
+ * @ch: the channel
+ */
+void srpt_ch_established(struct srpt_channel *ch)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->state == SRPT_CH_CONNECTING)
+		ch->state = SRPT_CH_LIVE;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	pr_debug("%s: channel established\n", ch->sess_name);
+	/* Requests that arrived before the RTU. */
+	srpt_process_wait_list(ch);
+}
+
+/**
+ * srpt_ch_close() - start closing a channel
+ * @ch: the channel
+ * @why: reason, for the log
+ *
+ * Safe in any context (LIO calls close_session under a spinlock, QP events
+ * arrive in interrupt context): it only changes the state and queues the
+ * release work, which does the rest.  Later calls do nothing.
+ */
+void srpt_ch_close(struct srpt_channel *ch, const char *why)
+{
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	first = ch->state < SRPT_CH_DISCONNECTING;
+	if (first)
+		ch->state = SRPT_CH_DISCONNECTING;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!first)
+		return;
+	pr_info("%s: closing channel: %s\n", ch->sess_name, why);
+	queue_work(system_long_wq, &ch->release_work);
+}
+
+/**
+ * srpt_ch_free() - free a channel that never went on the channel list
+ * @ch: the channel; its QP, if any, holds no posted receive that could
+ *	still complete (failed login before the QP reached RTR), or was
+ *	drained
+ *
+ * Used by the login path after a failure.  The RDMA/CM id (if any) is left
+ * to the caller.
+ */
+void srpt_ch_free(struct srpt_channel *ch)
+{
+	if (ch->sess)
+		target_remove_session(ch->sess);
+	if (ch->qp) {
+		ib_drain_qp(ch->qp);
+		if (ch->using_rdma_cm)
+			rdma_destroy_qp(ch->rdma_cm_id);
+		else
+			ib_destroy_qp(ch->qp);
+	}
+	if (ch->cq)
+		ib_cq_pool_put(ch->cq, ch->cq_size);
+	srpt_free_ioctx_ring(ch);
+	srpt_free_recv_ring(ch);
+	srpt_tpg_put(ch->tpg);
+	kfree(ch);
+}
+
+/**
+ * srpt_ch_release_work() - tear a closed channel down
+ * @work: the channel's release_work
+ *
+ * Order matters: the connection is ended and the QP moved to ERR, then the
+ * QP is drained (every posted request completes, with a flush error), then
+ * LIO finishes or aborts each command of the session (responses it still
+ * queues complete with a flush error too), and only then are the CM id, the
+ * QP and the CQ destroyed and the memory freed.
+ */
+static void srpt_ch_release_work(struct work_struct *work)
+{
+	struct srpt_channel *ch =
+		container_of(work, struct srpt_channel, release_work);
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->state = SRPT_CH_RELEASING;
+	spin_unlock_irqrestore(&ch->lock, flags);
+
+	if (ch->using_rdma_cm) {
+		rdma_disconnect(ch->rdma_cm_id);
+	} else if (ib_send_cm_dreq(ch->ib_cm_id, NULL, 0)) {
+		/* The initiator sent the DREQ (or it is gone): reply. */
+		ib_send_cm_drep(ch->ib_cm_id, NULL, 0);
+	}
+	ret = srpt_ch_qp_err(ch);
+	if (ret)
+		pr_warn("%s: QP to ERR failed (%d)\n", ch->sess_name, ret);
+
+	ib_drain_qp(ch->qp);
+
+	target_stop_session(ch->sess);
+	cancel_work_sync(&ch->wait_work);
+	target_wait_for_sess_cmds(ch->sess);
+	target_remove_session(ch->sess);
+	ch->sess = NULL;
+
+	/* No CM callback can run for this channel after this. */
+	if (ch->using_rdma_cm) {
+		rdma_destroy_qp(ch->rdma_cm_id);
+		rdma_destroy_id(ch->rdma_cm_id);
+	} else {
+		ib_destroy_cm_id(ch->ib_cm_id);
+		ib_destroy_qp(ch->qp);
+	}
+	ch->qp = NULL;
+
+	mutex_lock(&srpt_ch_mutex);
+	list_del(&ch->list);
+	mutex_unlock(&srpt_ch_mutex);
+
+	pr_info("%s: channel released\n", ch->sess_name);
+	srpt_ch_free(ch);
+	wake_up_all(&srpt_ch_waitq);
+}
+
+static bool srpt_ch_matches(const struct srpt_channel *ch,
+			    const struct srpt_device *sdev,
+			    const struct srpt_tpg *tpg)
+{
+	return (!sdev || ch->sport->sdev == sdev) && (!tpg || ch->tpg == tpg);
+}
+
+/**
+ * srpt_ch_count_matching() - count channels of a device and/or group
+ * @sdev: device, or NULL for any
+ * @tpg: portal group, or NULL for any
+ * @first: if not NULL, receives a description of the first match
+ * @len: size of @first
+ *
+ * Return: the number of channels on the list that match.
+ */
+static unsigned int srpt_ch_count_matching(struct srpt_device *sdev,
+					   struct srpt_tpg *tpg, char *first,
+					   size_t len)
+{
+	struct srpt_channel *ch;
+	unsigned int n = 0;
+
+	mutex_lock(&srpt_ch_mutex);
+	list_for_each_entry(ch, &srpt_ch_list, list) {
+		if (!srpt_ch_matches(ch, sdev, tpg))
+			continue;
+		if (!n++ && first)
+			snprintf(first, len, "%s (%s)", ch->sess_name,
+				 srpt_ch_state_name[ch->state]);
+	}
+	mutex_unlock(&srpt_ch_mutex);
+	return n;
+}
+
+/**
+ * srpt_ch_close_matching() - close the channels of a device and/or group
+ * @sdev: device, or NULL for any
+ * @tpg: portal group, or NULL for any
+ * @wait: wait until they are released
+ *
+ * The wait ends because channel release ends (drain and LIO's own abort
+ * of outstanding commands); while it lasts, a message every ten seconds
+ * names a channel that is still there.
+ */
+void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
+			    bool wait)
+{
+	struct srpt_channel *ch;
+	char first[96];
+	unsigned int n;
+
+	mutex_lock(&srpt_ch_mutex);
+	list_for_each_entry(ch, &srpt_ch_list, list)
+		if (srpt_ch_matches(ch, sdev, tpg))
+			srpt_ch_close(ch, sdev ? "RDMA device removed" :
+					  "portal group disabled or removed");
+	mutex_unlock(&srpt_ch_mutex);
+
+	if (!wait)
+		return;
+	while (!wait_event_timeout(srpt_ch_waitq,
+				   !srpt_ch_count_matching(sdev, tpg, NULL, 0),
+				   10 * HZ)) {
+		n = srpt_ch_count_matching(sdev, tpg, first, sizeof(first));
+		if (n)
+			pr_info("waiting for %u channel(s) to be released, e.g. %s\n",
+				n, first);
+	}
+}

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: logins over IB/CM and RDMA/CM.
+ *
+ * IB/CM: one listener per InfiniBand port, service ID = srpt_service_guid,
+ * the T10 SRP_LOGIN_REQ (64 bytes) in the REQ private data.
+ * RDMA/CM: one listener on the rdma_cm_port TCP port (IPv6 any-address,
+ * which also takes IPv4, with an IPv4 fallback), Linux's reordered login
+ * request (56 bytes) in the private data.
+ *
+ * The decision (accept, or which SRP_LOGIN_REJ reason) is taken by the pure
+ * srpt_login_decide(); this file gathers its inputs and carries it out.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/random.h>
+#include <linux/inet.h>
+#include <linux/in6.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <target/target_core_base.h>
+
+#include "srpt.h"
+
+static struct rdma_cm_id *srpt_rdma_listener;
+static DEFINE_MUTEX(srpt_rdma_listener_mutex);
+
+/**
+ * struct srpt_login - one login in progress
+ * @sport: port the request arrived on (device list mutex held)
+ * @rdma_cm: RDMA/CM login (else IB/CM)
+ * @req: the parsed login request
+ * @ini: who logs in
+ * @d: the decision
+ * @rsp: SRP_LOGIN_RSP or SRP_LOGIN_REJ to send
+ * @rsp_len: bytes of @rsp in use
+ */
+struct srpt_login {
+	struct srpt_port		*sport;
+	bool				rdma_cm;
+	struct srpt_login_info		req;
+	struct srpt_initiator		ini;
+	struct srpt_login_decision	d;
+	u8				rsp[64];
+	size_t				rsp_len;
+};
+
+/**
+ * srpt_target_port_id() - the target port ID this target answers to
+ * @id: receives id_ext followed by ioc_guid, both srpt_service_guid
+ *
+ * These are the values the device-management agent advertises (IOC GUID and
+ * the ID extension of the service entry), and what ib_srp's add_target is
+ * given as ioc_guid and id_ext.
+ */
+static void srpt_target_port_id(u8 id[16])
+{
+	__be64 guid = cpu_to_be64(srpt_service_guid());
+
+	memcpy(id, &guid, 8);
+	memcpy(id + 8, &guid, 8);
+}
+
+/**
+ * srpt_login_decide_all() - decide a login: protocol checks, then the ACL
+ * @l: the login; @l->req and @l->ini are set
+ * @acl_name: receives the initiator's ACL name on success
+ * @len: size of @acl_name
+ *
+ * Return: the portal group with a reference when accepted, else NULL with
+ * @l->d.reject_reason and @l->d.why set.
+ */
+static struct srpt_tpg *srpt_login_decide_all(struct srpt_login *l,
+					      char *acl_name, size_t len)
+{
+	struct srpt_login_limits lim = {
+		.max_req_size = srpt_max_req_size,
+		.supported_buf_fmt = SRPT_BUF_FORMAT_DIRECT |
+				     SRPT_BUF_FORMAT_INDIRECT,
+	};
+	const char *why = NULL;
+	struct srpt_tpg *tpg;
+	u32 rej = 0;
+
+	tpg = srpt_tpg_for_login(l->sport, &l->ini, acl_name, len, &why, &rej);
+	srpt_target_port_id(lim.target_port_id);
+	/* "Not in the ACL" comes after the protocol checks. */
+	lim.enabled = tpg || rej == SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	lim.max_rsp_size = tpg ? READ_ONCE(tpg->max_rsp_size) :
+				 SRPT_DEF_RSP_SIZE;
+	lim.imm_data_capable = tpg && !READ_ONCE(tpg->use_srq);
+	srpt_login_decide(&l->req, &lim, &l->d);
+	if (!lim.enabled && l->d.reject_reason ==
+	    SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES)
+		l->d.why = why;
+	if (tpg && l->d.reject_reason) {
+		srpt_tpg_put(tpg);
+		tpg = NULL;
+	} else if (!tpg && !l->d.reject_reason) {
+		l->d.reject_reason = rej;
+		l->d.why = why;
+	}
+	return tpg;
+}
+
+/**
+ * srpt_login_reject() - log a refused login and build its SRP_LOGIN_REJ
+ * @l: the login, with @l->d.reject_reason and @l->d.why set
+ */
+static void srpt_login_reject(struct srpt_login *l)
+{
+	pr_info("login from %s refused (reason 0x%05x): %s\n", l->ini.desc,
+		l->d.reject_reason, l->d.why ? l->d.why : "unknown");
+	l->rsp_len = srpt_build_login_rej(l->rsp, sizeof(l->rsp), l->req.tag,
+					  l->d.reject_reason,
+					  SRPT_BUF_FORMAT_DIRECT |
+					  SRPT_BUF_FORMAT_INDIRECT);
+}
+
+/**
+ * srpt_login_setup() - create the channel of an accepted login
+ * @l: the login
+ * @tpg: its portal group (reference passed to the channel)
+ * @acl_name: initiator ACL name for the LIO session
+ * @rdma_id: RDMA/CM id of the connection, or NULL
+ * @ib_id: IB/CM id of the connection, or NULL
+ *
+ * Creates the QP (for IB/CM moved to RTR), posts the receive ring, creates
+ * the session, registers the channel and builds SRP_LOGIN_RSP.
+ *
+ * Return: the channel, or NULL with a reject built in @l.
+ */
+static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
+					     struct srpt_tpg *tpg,
+					     const char *acl_name,
+					     struct rdma_cm_id *rdma_id,
+					     struct ib_cm_id *ib_id)
+{
+	struct srpt_channel *ch;
+	u8 multichan;
+	int ret;
+
+	ch = srpt_ch_alloc(l->sport, tpg, &l->d, l->rdma_cm);
+	if (IS_ERR(ch)) {
+		srpt_tpg_put(tpg);
+		ret = PTR_ERR(ch);
+		goto reject;
+	}
+	ch->rdma_cm_id = rdma_id;
+	ch->ib_cm_id = ib_id;
+	memcpy(ch->i_port_id, l->req.initiator_port_id, 16);
+	memcpy(ch->t_port_id, l->req.target_port_id, 16);
+	strscpy(ch->sess_name, l->ini.desc, sizeof(ch->sess_name));
+
+	ret = srpt_ch_create_qp(ch);
+	if (ret)
+		goto free_ch;
+	if (!l->rdma_cm) {
+		ret = srpt_ch_qp_init(ch);
+		if (ret)
+			goto free_ch;
+	}
+	ret = srpt_ch_post_recvs(ch);
+	if (ret)
+		goto free_ch;
+	if (!l->rdma_cm) {
+		ret = srpt_ch_qp_rtr(ch);
+		if (ret)
+			goto free_ch;
+	}
+	ret = srpt_ch_start_session(ch, acl_name);
+	if (ret)
+		goto free_ch;
+
+	ch->req_lim = ch->rq_size;
+	multichan = srpt_ch_register(ch, !l->d.multichannel);
+	l->rsp_len = srpt_build_login_rsp(l->rsp, sizeof(l->rsp), l->req.tag,
+					  &l->d, ch->rq_size, multichan);
+	pr_info("login from %s accepted: it_iu %u ti_iu %u credits %u sq %u immediate data %s, %s\n",
+		l->ini.desc, ch->max_it_iu_len, ch->max_ti_iu_len, ch->rq_size,
+		ch->sq_size, ch->imm_data ? "on" : "off",
+		multichan == SRPT_LOGIN_RSP_MULTICHAN_TERMINATED ?
+		"other channels terminated" :
+		multichan == SRPT_LOGIN_RSP_MULTICHAN_MAINTAINED ?
+		"other channels maintained" : "first channel");
+	return ch;
+
+free_ch:
+	srpt_ch_free(ch);
+reject:
+	l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	l->d.why = ret == -ENOMEM ? "out of memory" :
+		   "creating the channel failed";
+	pr_warn("login from %s: channel setup failed (%d)\n", l->ini.desc,
+		ret);
+	srpt_login_reject(l);
+	return NULL;
+}
+
+/**
+ * srpt_rdma_cm_req() - handle an RDMA/CM CONNECT_REQUEST
+ * @cm_id: the new connection's id
+ * @event: the event, with the login request as private data
+ *
+ * Return: 0 when accepted (the channel now owns @cm_id), non-zero after a
+ * reject so that the RDMA/CM destroys @cm_id.
+ */
+static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
+			    struct rdma_cm_event *event)
+{
+	const struct rdma_conn_param *req_param = &event->param.conn;
+	struct sockaddr *peer = (struct sockaddr *)&cm_id->route.addr.dst_addr;
+	const struct ib_device_attr *attrs;
+	struct rdma_conn_param rep = { };
+	struct srpt_channel *ch = NULL;
+	struct srpt_login *l;
+	struct srpt_tpg *tpg;
+	char acl_name[TRANSPORT_IQN_LEN];
+	int ret = -ECONNREFUSED;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	l->rdma_cm = true;
+	if (peer->sa_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)peer;
+
+		memcpy(l->ini.ip, &sin->sin_addr, 4);
+		l->ini.ip_len = 4;
+	} else if (peer->sa_family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)peer;
+
+		memcpy(l->ini.ip, &sin6->sin6_addr, 16);
+		l->ini.ip_len = 16;
+	}
+	snprintf(l->ini.desc, sizeof(l->ini.desc), "%pISc", peer);
+
+	l->sport = srpt_port_lookup_lock(cm_id->device, cm_id->port_num);
+	if (!l->sport) {
+		pr_info("login from %s on %s port %u refused: device not in use\n",
+			l->ini.desc, dev_name(&cm_id->device->dev),
+			cm_id->port_num);
+		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+		l->d.why = "RDMA device not in use";
+		srpt_login_reject(l);
+		goto reject;
+	}
+
+	if (srpt_login_parse(req_param->private_data,
+			     req_param->private_data_len, SRPT_LOGIN_RDMA_CM,
+			     &l->req)) {
+		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		l->d.why = "malformed login request";
+		srpt_login_reject(l);
+		goto unlock_reject;
+	}
+	memcpy(l->ini.port_id, l->req.initiator_port_id, 16);
+
+	tpg = srpt_login_decide_all(l, acl_name, sizeof(acl_name));
+	if (!tpg) {
+		srpt_login_reject(l);
+		goto unlock_reject;
+	}
+	ch = srpt_login_setup(l, tpg, acl_name, cm_id, NULL);
+	if (!ch)
+		goto unlock_reject;
+
+	cm_id->context = ch;
+	attrs = &cm_id->device->attrs;
+	rep.private_data = l->rsp;
+	rep.private_data_len = l->rsp_len;
+	rep.responder_resources = min_t(u8, req_param->initiator_depth,
+					attrs->max_qp_rd_atom);
+	rep.initiator_depth = min_t(u8, req_param->responder_resources,
+				    attrs->max_qp_init_rd_atom);
+	rep.flow_control = 1;
+	rep.rnr_retry_count = 7;
+	ret = rdma_accept(cm_id, &rep);
+	srpt_port_unlock();
+	if (ret) {
+		pr_warn("login from %s: rdma_accept failed (%d)\n",
+			l->ini.desc, ret);
+		srpt_ch_close(ch, "accept failed");
+	}
+	kfree(l);
+	/* The channel's release work destroys cm_id. */
+	return 0;
+
+unlock_reject:
+	srpt_port_unlock();
+reject:
+	rdma_reject(cm_id, l->rsp, l->rsp_len, IB_CM_REJ_CONSUMER_DEFINED);
+	kfree(l);
+	return ret;
+}
+
+/**
+ * srpt_rdma_cm_handler() - RDMA/CM events of the listener and the channels
+ * @cm_id: listener (CONNECT_REQUEST) or a channel's id
+ * @event: the event
+ *
+ * Return: non-zero only to have the RDMA/CM destroy a rejected @cm_id.
+ */
+static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *event)
+{
+	struct srpt_channel *ch = cm_id->context;
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return srpt_rdma_cm_req(cm_id, event);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (ch)
+			srpt_ch_established(ch);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		if (ch)
+			srpt_ch_close(ch, rdma_event_msg(event->event));
+		else if (event->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+			pr_info("RDMA/CM listener: device removal\n");
+		break;
+	default:
+		pr_debug("RDMA/CM event %s\n", rdma_event_msg(event->event));
+		break;
+	}
+	return 0;
+}
+
+/**
+ * srpt_rdma_cm_create_listener() - listen for RDMA/CM logins on a port
+ * @port: TCP port number, not 0
+ *
+ * Return: the listening id or an ERR_PTR.
+ */
+static struct rdma_cm_id *srpt_rdma_cm_create_listener(u16 port)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = cpu_to_be16(port),
+		.sin6_addr = IN6ADDR_ANY_INIT,
+	};
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = cpu_to_be16(port),
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin6);
+	if (ret) {
+		pr_info("RDMA/CM: binding [::]:%u failed (%d), trying 0.0.0.0\n",
+			port, ret);
+		ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	}
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
+/**
+ * srpt_rdma_cm_set_port() - (re)start the RDMA/CM listener
+ * @port: new TCP port number; 0 stops listening
+ *
+ * The new listener is created before the old one goes, so a failure leaves
+ * the previous configuration working.
+ *
+ * Return: 0 or a negative errno (e.g. -EADDRINUSE).
+ */
+int srpt_rdma_cm_set_port(u16 port)
+{
+	struct rdma_cm_id *id = NULL, *old;
+
+	mutex_lock(&srpt_rdma_listener_mutex);
+	if (port) {
+		id = srpt_rdma_cm_create_listener(port);
+		if (IS_ERR(id)) {
+			mutex_unlock(&srpt_rdma_listener_mutex);
+			pr_err("RDMA/CM: cannot listen on port %u (%ld)\n", port,
+			       PTR_ERR(id));
+			return PTR_ERR(id);
+		}
+	}
+	old = srpt_rdma_listener;
+	srpt_rdma_listener = id;
+	srpt_set_rdma_cm_port(port);
+	mutex_unlock(&srpt_rdma_listener_mutex);
+
+	if (old)
+		rdma_destroy_id(old);
+	if (port)
+		pr_info("RDMA/CM: listening on port %u\n", port);
+	return 0;
+}
+
+/**
+ * srpt_ib_cm_req() - handle an IB/CM REQ
+ * @cm_id: the new connection's id
+ * @event: the event; private data is the T10 SRP_LOGIN_REQ
+ * @sport: the port whose listener received it
+ *
+ * Return: 0 when accepted, non-zero after a reject so that the IB/CM
+ * destroys @cm_id.
+ */
+static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
+			  const struct ib_cm_event *event,
+			  struct srpt_port *sport)
+{
+	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
+	struct ib_cm_rep_param rep = { };
+	struct srpt_channel *ch;
+	struct srpt_login *l;
+	struct srpt_tpg *tpg;
+	char acl_name[TRANSPORT_IQN_LEN];
+	int ret = -ECONNREFUSED;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	snprintf(l->ini.desc, sizeof(l->ini.desc), "GID %pI6",
+		 req->primary_path->sgid.raw);
+
+	l->sport = srpt_port_lookup_lock(sport->sdev->ib_dev, sport->port_num);
+	if (!l->sport) {
+		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+		l->d.why = "RDMA device not in use";
+		srpt_login_reject(l);
+		goto reject;
+	}
+	if (srpt_login_parse(event->private_data, IB_CM_REQ_PRIVATE_DATA_SIZE,
+			     SRPT_LOGIN_IB_CM, &l->req)) {
+		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		l->d.why = "malformed login request";
+		srpt_login_reject(l);
+		goto unlock_reject;
+	}
+	memcpy(l->ini.port_id, l->req.initiator_port_id, 16);
+	snprintf(l->ini.desc, sizeof(l->ini.desc), "0x%16phN (GID %pI6)",
+		 l->req.initiator_port_id, req->primary_path->sgid.raw);
+
+	tpg = srpt_login_decide_all(l, acl_name, sizeof(acl_name));
+	if (!tpg) {
+		srpt_login_reject(l);
+		goto unlock_reject;
+	}
+	ch = srpt_login_setup(l, tpg, acl_name, NULL, cm_id);
+	if (!ch)
+		goto unlock_reject;
+
+	cm_id->context = ch;
+	rep.qp_num = ch->qp->qp_num;
+	rep.starting_psn = get_random_u32() & 0xffffff;
+	rep.private_data = l->rsp;
+	rep.private_data_len = l->rsp_len;
+	rep.responder_resources = min_t(u8, req->initiator_depth,
+					sport->sdev->ib_dev->attrs.max_qp_rd_atom);
+	rep.initiator_depth = min_t(u8, req->responder_resources,
+				    sport->sdev->ib_dev->attrs.max_qp_init_rd_atom);
+	rep.flow_control = 1;
+	rep.rnr_retry_count = 7;
+	rep.failover_accepted = 0;
+	ret = ib_send_cm_rep(cm_id, &rep);
+	srpt_port_unlock();
+	if (ret) {
+		pr_warn("login from %s: sending the REP failed (%d)\n",
+			l->ini.desc, ret);
+		srpt_ch_close(ch, "REP failed");
+	}
+	kfree(l);
+	return 0;
+
+unlock_reject:
+	srpt_port_unlock();
+reject:
+	ib_send_cm_rej(cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, l->rsp,
+		       l->rsp_len);
+	kfree(l);
+	return ret;
+}
+
+/**
+ * srpt_ib_cm_handler() - IB/CM events of a port's listener and channels
+ * @cm_id: listener-created id (REQ) or a channel's id
+ * @event: the event
+ *
+ * Return: non-zero only to have the IB/CM destroy a rejected @cm_id.
+ */
+static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
+			      const struct ib_cm_event *event)
+{
+	struct srpt_channel *ch = cm_id->context;
+	int ret;
+
+	switch (event->event) {
+	case IB_CM_REQ_RECEIVED:
+		/* A new id carries the listener's context: the port. */
+		return srpt_ib_cm_req(cm_id, event, cm_id->context);
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		ret = srpt_ch_qp_rts(ch);
+		if (ret) {
+			pr_warn("%s: QP to RTS failed (%d)\n", ch->sess_name,
+				ret);
+			srpt_ch_close(ch, "QP to RTS failed");
+		} else {
+			srpt_ch_established(ch);
+		}
+		break;
+	case IB_CM_DREQ_RECEIVED:
+	case IB_CM_DREQ_ERROR:
+	case IB_CM_DREP_RECEIVED:
+	case IB_CM_TIMEWAIT_EXIT:
+	case IB_CM_REJ_RECEIVED:
+	case IB_CM_REP_ERROR:
+		srpt_ch_close(ch, event->event == IB_CM_REJ_RECEIVED ?
+			      "REJ received" : "disconnected");
+		break;
+	default:
+		pr_debug("IB/CM event %d\n", event->event);
+		break;
+	}
+	return 0;
+}
+
+/**
+ * srpt_ib_cm_listen() - create the IB/CM listener of an InfiniBand port
+ * @sport: the port
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ib_cm_listen(struct srpt_port *sport)
+{
+	struct ib_cm_id *id;
+	int ret;
+
+	id = ib_create_cm_id(sport->sdev->ib_dev, srpt_ib_cm_handler, sport);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = ib_cm_listen(id, cpu_to_be64(srpt_service_guid()));
+	if (ret) {
+		ib_destroy_cm_id(id);
+		return ret;
+	}
+	sport->ib_cm_id = id;
+	return 0;
+}
+
+/**
+ * srpt_ib_cm_stop() - destroy a port's IB/CM listener, if it has one
+ * @sport: the port
+ */
+void srpt_ib_cm_stop(struct srpt_port *sport)
+{
+	if (sport->ib_cm_id) {
+		ib_destroy_cm_id(sport->ib_cm_id);
+		sport->ib_cm_id = NULL;
+	}
+}
+
+/**
+ * srpt_cm_init() - start the RDMA/CM listener if rdma_cm_port is set
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_cm_init(void)
+{
+	u16 port = srpt_get_rdma_cm_port();
+
+	return port ? srpt_rdma_cm_set_port(port) : 0;
+}
+
+/**
+ * srpt_cm_exit() - stop the RDMA/CM listener
+ */
+void srpt_cm_exit(void)
+{
+	srpt_rdma_cm_set_port(0);
+}

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Parsing and formatting of SRP target port and initiator ACL names: IB GUIDs
+ * and GIDs and IPv4/IPv6 addresses. Pure code shared by the kernel module and
+ * the userspace unit tests, so it parses by hand instead of relying on
+ * inet_pton(), sscanf() or kstrto*().
+ */
+#include "srpt_proto.h"
+
+/* Longest text srpt_name_format() produces is 39 (full IPv6) plus NUL. */
+#define SRPT_NAME_TEXT_MAX	48
+
+static int srpt_hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/**
+ * srpt_parse_gid() - parse the GID form: "0x" and exactly 32 hex digits
+ * @s: text (not NUL-terminated)
+ * @n: length of @s
+ * @id: receives the 16 bytes
+ *
+ * Return: true if @s is in this form.
+ */
+static bool srpt_parse_gid(const char *s, size_t n, u8 *id)
+{
+	size_t i;
+	int hi, lo;
+
+	if (n != 34 || s[0] != '0' || s[1] != 'x')
+		return false;
+	for (i = 0; i < 16; i++) {
+		hi = srpt_hex_val(s[2 + 2 * i]);
+		lo = srpt_hex_val(s[3 + 2 * i]);
+		if (hi < 0 || lo < 0)
+			return false;
+		id[i] = (u8)(hi << 4 | lo);
+	}
+	return true;
+}
+
+/**
+ * srpt_parse_guid() - parse the GUID form "xxxx:xxxx:xxxx:xxxx"
+ * @s: text (not NUL-terminated)
+ * @n: length of @s
+ * @id: 16-byte id; bytes 8..15 receive the GUID
+ *
+ * Exactly four groups of exactly four hex digits.
+ *
+ * Return: true if @s is in this form.
+ */
+static bool srpt_parse_guid(const char *s, size_t n, u8 *id)
+{
+	size_t g, k;
+	int v;
+	u16 w;
+
+	if (n != 19)
+		return false;
+	for (g = 0; g < 4; g++) {
+		if (g && s[5 * g - 1] != ':')
+			return false;
+		w = 0;
+		for (k = 0; k < 4; k++) {
+			v = srpt_hex_val(s[5 * g + k]);
+			if (v < 0)
+				return false;
+			w = (u16)(w << 4 | v);
+		}
+		id[8 + 2 * g] = (u8)(w >> 8);
+		id[9 + 2 * g] = (u8)w;
+	}
+	return true;
+}
+
+/**
+ * srpt_parse_ipv4() - parse a strict dotted quad
+ * @s: text (not NUL-terminated)
+ * @n: length of @s
+ * @out: receives the 4 address bytes
+ *
+ * Four decimal octets of one to three digits, no sign, no leading zero
+ * unless the octet is "0", each at most 255, and nothing after them.
+ *
+ * Return: true if @s is a valid address.
+ */
+static bool srpt_parse_ipv4(const char *s, size_t n, u8 *out)
+{
+	size_t i = 0, start;
+	int part;
+	u32 v;
+
+	for (part = 0; part < 4; part++) {
+		if (part) {
+			if (i >= n || s[i] != '.')
+				return false;
+			i++;
+		}
+		start = i;
+		v = 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9') {
+			if (i - start == 3)
+				return false;
+			v = v * 10 + (u32)(s[i] - '0');
+			i++;
+		}
+		if (i == start || v > 255)
+			return false;
+		if (i - start > 1 && s[start] == '0')
+			return false;
+		out[part] = (u8)v;
+	}
+	return i == n;
+}
+
+/**
+ * srpt_parse_ipv6() - parse RFC 4291 section 2.2 IPv6 text
+ * @s: text (not NUL-terminated)
+ * @n: length of @s
+ * @out: receives the 16 address bytes
+ *
+ * Eight groups of one to four hex digits, at most one "::" standing for one
+ * or more zero groups, optionally ending in a dotted quad that stands for
+ * the last two groups. No zone index, no brackets.
+ *
+ * Return: true if @s is a valid address.
+ */
+static bool srpt_parse_ipv6(const char *s, size_t n, u8 *out)
+{
+	u16 grp[8];
+	int ng = 0, gap = -1, g, k;
+	size_t i = 0, start;
+	u32 v;
+
+	if (n >= 2 && s[0] == ':' && s[1] == ':') {
+		gap = 0;
+		i = 2;
+	} else if (n == 0 || s[0] == ':') {
+		return false;
+	}
+
+	while (i < n) {
+		start = i;
+		v = 0;
+		while (i < n && srpt_hex_val(s[i]) >= 0) {
+			if (i - start < 4)
+				v = v << 4 | (u32)srpt_hex_val(s[i]);
+			i++;
+		}
+		if (i < n && s[i] == '.') {
+			u8 q[4];
+
+			if (ng > 6 || !srpt_parse_ipv4(s + start, n - start, q))
+				return false;
+			grp[ng++] = (u16)(q[0] << 8 | q[1]);
+			grp[ng++] = (u16)(q[2] << 8 | q[3]);
+			i = n;
+			break;
+		}
+		if (i == start || i - start > 4 || ng == 8)
+			return false;
+		grp[ng++] = (u16)v;
+		if (i == n)
+			break;
+		if (s[i] != ':')
+			return false;
+		i++;
+		if (i < n && s[i] == ':') {
+			if (gap >= 0)
+				return false;
+			gap = ng;
+			i++;
+		} else if (i == n) {
+			return false;
+		}
+	}
+
+	if (gap < 0 ? ng != 8 : ng > 7)
+		return false;
+
+	memset(out, 0, 16);
+	for (g = 0, k = 0; g < ng; g++, k++) {
+		if (g == gap)
+			k += 8 - ng;
+		out[2 * k] = (u8)(grp[g] >> 8);
+		out[2 * k + 1] = (u8)grp[g];
+	}
+	return true;
+}
+
+/**
+ * srpt_name_parse() - parse a port or ACL name
+ * @s: NUL-terminated text; one trailing newline is ignored
+ * @out: receives the kind and the binary value (unused bytes zero)
+ *
+ * Accepted forms: GUID "xxxx:xxxx:xxxx:xxxx" (id[8..15]), GID "0x" + 32 hex
+ * digits (id[0..15]), strict IPv4 dotted quad (id[0..3]) and RFC 4291 IPv6
+ * text (id[0..15]). Hex digits may be of either case.
+ *
+ * Return: 0 on success, -EINVAL if @s is none of these forms.
+ */
+int srpt_name_parse(const char *s, struct srpt_name *out)
+{
+	size_t n;
+
+	if (!s || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	n = strlen(s);
+	if (n && s[n - 1] == '\n')
+		n--;
+	if (!n)
+		return -EINVAL;
+
+	if (srpt_parse_gid(s, n, out->id)) {
+		out->kind = SRPT_NAME_GID;
+		return 0;
+	}
+	if (srpt_parse_guid(s, n, out->id)) {
+		out->kind = SRPT_NAME_GUID;
+		return 0;
+	}
+	if (srpt_parse_ipv4(s, n, out->id)) {
+		out->kind = SRPT_NAME_IPV4;
+		return 0;
+	}
+	if (srpt_parse_ipv6(s, n, out->id)) {
+		out->kind = SRPT_NAME_IPV6;
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	return -EINVAL;
+}
+
+static const char srpt_hex_digits[] = "0123456789abcdef";
+
+static size_t srpt_fmt_hex16(char *p, u16 v, bool pad)
+{
+	size_t n = 0;
+	int shift;
+
+	for (shift = 12; shift >= 0; shift -= 4) {
+		if (!pad && !n && shift && !(v >> shift))
+			continue;
+		p[n++] = srpt_hex_digits[(v >> shift) & 0xf];
+	}
+	return n;
+}
+
+static size_t srpt_fmt_ipv4(char *p, const u8 *a)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (i)
+			p[n++] = '.';
+		if (a[i] >= 100)
+			p[n++] = (char)('0' + a[i] / 100);
+		if (a[i] >= 10)
+			p[n++] = (char)('0' + a[i] / 10 % 10);
+		p[n++] = (char)('0' + a[i] % 10);
+	}
+	return n;
+}
+
+static bool srpt_is_v4_mapped(const u8 *a)
+{
+	static const u8 prefix[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
+
+	return memcmp(a, prefix, sizeof(prefix)) == 0;
+}
+
+/**
+ * srpt_fmt_ipv6() - RFC 5952 text of an IPv6 address
+ * @p: output, at least 40 bytes; not NUL-terminated
+ * @a: the 16 address bytes
+ *
+ * Lowercase hex without leading zeros; the longest run of two or more zero
+ * groups (the first of equally long runs) becomes "::"; IPv4-mapped
+ * addresses are written as "::ffff:a.b.c.d".
+ *
+ * Return: number of characters written.
+ */
+static size_t srpt_fmt_ipv6(char *p, const u8 *a)
+{
+	int best = -1, best_len = 0, run = 0, g;
+	size_t n = 0;
+	u16 w[8];
+
+	if (srpt_is_v4_mapped(a)) {
+		memcpy(p, "::ffff:", 7);
+		return 7 + srpt_fmt_ipv4(p + 7, a + 12);
+	}
+	for (g = 0; g < 8; g++) {
+		w[g] = (u16)(a[2 * g] << 8 | a[2 * g + 1]);
+		run = w[g] ? 0 : run + 1;
+		if (run > best_len) {
+			best_len = run;
+			best = g - run + 1;
+		}
+	}
+	if (best_len < 2) {
+		best = -1;
+		best_len = 0;
+	}
+
+	for (g = 0; g < 8; g++) {
+		if (g == best) {
+			p[n++] = ':';
+			p[n++] = ':';
+			g += best_len - 1;
+			continue;
+		}
+		if (g && g != best + best_len)
+			p[n++] = ':';
+		n += srpt_fmt_hex16(p + n, w[g], false);
+	}
+	return n;
+}
+
+/**
+ * srpt_name_format() - canonical text of a name
+ * @n: the name
+ * @buf: output buffer
+ * @len: size of @buf including room for the terminating NUL
+ *
+ * GUID: "xxxx:xxxx:xxxx:xxxx" in lowercase; GID: "0x" + 32 lowercase hex
+ * digits; IPv4: dotted quad; IPv6: RFC 5952 form (IPv4-mapped addresses as
+ * "::ffff:a.b.c.d"). If @buf is too small it is set to "" (when @len > 0).
+ *
+ * Return: length written excluding the NUL, -EINVAL for a bad argument or
+ * -ENOSPC if @len is too small.
+ */
+int srpt_name_format(const struct srpt_name *n, char *buf, size_t len)
+{
+	char tmp[SRPT_NAME_TEXT_MAX];
+	size_t k = 0;
+	int i;
+
+	if (!n || !buf)
+		return -EINVAL;
+
+	switch (n->kind) {
+	case SRPT_NAME_GUID:
+		for (i = 0; i < 4; i++) {
+			if (i)
+				tmp[k++] = ':';
+			k += srpt_fmt_hex16(tmp + k,
+					    (u16)(n->id[8 + 2 * i] << 8 |
+						  n->id[9 + 2 * i]), true);
+		}
+		break;
+	case SRPT_NAME_GID:
+		tmp[k++] = '0';
+		tmp[k++] = 'x';
+		for (i = 0; i < 16; i++) {
+			tmp[k++] = srpt_hex_digits[n->id[i] >> 4];
+			tmp[k++] = srpt_hex_digits[n->id[i] & 0xf];
+		}
+		break;
+	case SRPT_NAME_IPV4:
+		k = srpt_fmt_ipv4(tmp, n->id);
+		break;
+	case SRPT_NAME_IPV6:
+		k = srpt_fmt_ipv6(tmp, n->id);
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	if (k + 1 > len) {
+		if (len)
+			buf[0] = '\0';
+		return -ENOSPC;
+	}
+	memcpy(buf, tmp, k);
+	buf[k] = '\0';
+	return (int)k;
+}
+
+/**
+ * srpt_name_matches_port_id() - does a name identify a 16-byte port id
+ * @n: the name
+ * @port_id: InfiniBand port identifier (or GID)
+ *
+ * A GID-form name compares all 16 bytes, a GUID-form name the low 8 bytes
+ * (bytes 8..15). IP names never match a port id.
+ *
+ * Return: true on a match.
+ */
+bool srpt_name_matches_port_id(const struct srpt_name *n,
+			       const u8 port_id[16])
+{
+	switch (n->kind) {
+	case SRPT_NAME_GID:
+		return memcmp(n->id, port_id, 16) == 0;
+	case SRPT_NAME_GUID:
+		return memcmp(n->id + 8, port_id + 8, 8) == 0;
+	default:
+		return false;
+	}
+}
+
+/* Put an IPv4 (4 bytes) or IPv6 (16 bytes) address in IPv6 form. */
+static bool srpt_ip_to_v6(const u8 *addr, size_t addr_len, u8 *v6)
+{
+	if (addr_len == 4) {
+		memset(v6, 0, 10);
+		v6[10] = 0xff;
+		v6[11] = 0xff;
+		memcpy(v6 + 12, addr, 4);
+		return true;
+	}
+	if (addr_len == 16) {
+		memcpy(v6, addr, 16);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * srpt_name_matches_ip() - does a name identify an IP address
+ * @n: the name
+ * @addr: IPv4 (4 bytes) or IPv6 (16 bytes) address in network order
+ * @addr_len: 4 or 16
+ *
+ * IPv4 addresses are compared in their IPv4-mapped IPv6 form, so that an
+ * IPv4 name matches ::ffff:a.b.c.d and vice versa. GUID and GID names never
+ * match an IP address.
+ *
+ * Return: true on a match.
+ */
+bool srpt_name_matches_ip(const struct srpt_name *n, const u8 *addr,
+			  size_t addr_len)
+{
+	u8 a[16], b[16];
+
+	if (!addr)
+		return false;
+	switch (n->kind) {
+	case SRPT_NAME_IPV4:
+		srpt_ip_to_v6(n->id, 4, a);
+		break;
+	case SRPT_NAME_IPV6:
+		srpt_ip_to_v6(n->id, 16, a);
+		break;
+	default:
+		return false;
+	}
+	if (!srpt_ip_to_v6(addr, addr_len, b))
+		return false;
+	return memcmp(a, b, sizeof(a)) == 0;
+}

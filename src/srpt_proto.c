@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Pure SRP wire-protocol code of the SRP target: login negotiation,
+ * builders for the target-to-initiator IUs and SRP_CMD / SRP_TSK_MGMT
+ * decoding. No kernel state, no allocation, no printing: built both into the
+ * kernel module and into the userspace unit tests.
+ *
+ * Every multi-byte field is read from or written to the IU with memcpy() so
+ * that unaligned receive buffers are handled on every architecture.
+ */
+#include "srpt_proto.h"
+
+static u32 srpt_get_be32(const u8 *p)
+{
+	__be32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32_to_cpu(v);
+}
+
+/**
+ * srpt_login_parse() - normalize an SRP_LOGIN_REQ from either layout
+ * @pdata: private data of the connection request
+ * @len: number of bytes available at @pdata
+ * @layout: %SRPT_LOGIN_IB_CM (T10 layout) or %SRPT_LOGIN_RDMA_CM (Linux
+ *	RDMA/CM layout)
+ * @out: receives the decoded request; zeroed first
+ *
+ * Only the layout and the opcode are checked here; the negotiation itself is
+ * done by srpt_login_decide().
+ *
+ * Return: 0 on success; -EINVAL if @len is shorter than the layout, the
+ * layout is unknown or the opcode is not SRP_LOGIN_REQ.
+ */
+int srpt_login_parse(const void *pdata, size_t len,
+		     enum srpt_login_layout layout,
+		     struct srpt_login_info *out)
+{
+	struct srpt_wire_login_req_rdma rr;
+	struct srpt_wire_login_req r;
+
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!pdata)
+		return -EINVAL;
+
+	switch (layout) {
+	case SRPT_LOGIN_IB_CM:
+		if (len < sizeof(r))
+			return -EINVAL;
+		memcpy(&r, pdata, sizeof(r));
+		if (r.opcode != SRPT_OP_LOGIN_REQ)
+			return -EINVAL;
+		out->tag = be64_to_cpu(r.tag);
+		out->req_it_iu_len = be32_to_cpu(r.req_it_iu_len);
+		out->req_buf_fmt = be16_to_cpu(r.req_buf_fmt);
+		out->req_flags = r.req_flags;
+		out->imm_data_offset = be16_to_cpu(r.imm_data_offset);
+		memcpy(out->initiator_port_id, r.initiator_port_id,
+		       sizeof(out->initiator_port_id));
+		memcpy(out->target_port_id, r.target_port_id,
+		       sizeof(out->target_port_id));
+		return 0;
+	case SRPT_LOGIN_RDMA_CM:
+		if (len < sizeof(rr))
+			return -EINVAL;
+		memcpy(&rr, pdata, sizeof(rr));
+		if (rr.opcode != SRPT_OP_LOGIN_REQ)
+			return -EINVAL;
+		out->tag = be64_to_cpu(rr.tag);
+		out->req_it_iu_len = be32_to_cpu(rr.req_it_iu_len);
+		out->req_buf_fmt = be16_to_cpu(rr.req_buf_fmt);
+		out->req_flags = rr.req_flags;
+		out->imm_data_offset = be16_to_cpu(rr.imm_data_offset);
+		memcpy(out->initiator_port_id, rr.initiator_port_id,
+		       sizeof(out->initiator_port_id));
+		memcpy(out->target_port_id, rr.target_port_id,
+		       sizeof(out->target_port_id));
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void srpt_login_reject(struct srpt_login_decision *d, u32 reason,
+			      const char *why)
+{
+	memset(d, 0, sizeof(*d));
+	d->reject_reason = reason;
+	d->why = why;
+}
+
+/**
+ * srpt_login_decide() - accept or reject a login request
+ * @req: the normalized login request
+ * @lim: what the target supports and whether it can take a channel now
+ * @d: receives the decision; on rejection only @d->reject_reason and
+ *	@d->why are set, every other field is zero
+ *
+ * The checks run in this order and the first failing one decides:
+ * target disabled (INSUFFICIENT_RESOURCES), target port id mismatch
+ * (UNABLE_ASSOCIATE_CHANNEL), IT IU length below 64 or above
+ * @lim->max_req_size (REQ_IT_IU_LENGTH_TOO_LARGE), no common buffer format
+ * (UNSUPPORTED_DESCRIPTOR_FMT), reserved multichannel action 2 or 3
+ * (UNABLE_ESTABLISH_CHANNEL), and finally immediate data.
+ *
+ * Immediate data is used only if the initiator sets IMMED and the channel
+ * is capable (own receive ring). The offset must then leave room for the
+ * SRP_CMD header and the 4-byte immediate data descriptor (offset >= 52)
+ * and must not lie beyond the IT IU (offset <= req_it_iu_len); otherwise the
+ * login is rejected with UNABLE_ESTABLISH_CHANNEL. No alignment is required:
+ * the Linux initiator uses 48 + 16 + 4 = 68. If the channel is not capable
+ * the request is accepted without immediate data and the offset ignored.
+ */
+void srpt_login_decide(const struct srpt_login_info *req,
+		       const struct srpt_login_limits *lim,
+		       struct srpt_login_decision *d)
+{
+	u16 fmt = req->req_buf_fmt & lim->supported_buf_fmt;
+	u8 mc = req->req_flags & SRPT_MULTICHAN_MASK;
+	bool imm = false;
+
+	if (!lim->enabled) {
+		srpt_login_reject(d, SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES,
+				  "target port disabled or out of resources");
+		return;
+	}
+	if (memcmp(req->target_port_id, lim->target_port_id,
+		   sizeof(req->target_port_id)) != 0) {
+		srpt_login_reject(d, SRPT_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL,
+				  "target port id mismatch");
+		return;
+	}
+	if (req->req_it_iu_len < SRPT_MIN_IT_IU_LEN ||
+	    req->req_it_iu_len > lim->max_req_size) {
+		srpt_login_reject(d, SRPT_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE,
+				  "requested IT IU length out of range");
+		return;
+	}
+	if (!fmt) {
+		srpt_login_reject(d, SRPT_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT,
+				  "no supported buffer format requested");
+		return;
+	}
+	if (mc != SRPT_MULTICHAN_SINGLE && mc != SRPT_MULTICHAN_MULTI) {
+		srpt_login_reject(d, SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
+				  "reserved multichannel action");
+		return;
+	}
+	if ((req->req_flags & SRPT_IMMED_REQUESTED) && lim->imm_data_capable) {
+		if (req->imm_data_offset < sizeof(struct srpt_wire_cmd) +
+					   sizeof(struct srpt_wire_imm_buf) ||
+		    req->imm_data_offset > req->req_it_iu_len) {
+			srpt_login_reject(d,
+					  SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
+					  "bad immediate data offset");
+			return;
+		}
+		imm = true;
+	}
+
+	memset(d, 0, sizeof(*d));
+	d->why = "ok";
+	d->max_it_iu_len = req->req_it_iu_len;
+	d->max_ti_iu_len = lim->max_rsp_size;
+	d->buf_fmt = fmt;
+	d->multichannel = mc == SRPT_MULTICHAN_MULTI;
+	d->immediate = imm;
+	d->imm_data_offset = imm ? req->imm_data_offset : 0;
+}
+
+/**
+ * srpt_build_login_rsp() - build an SRP_LOGIN_RSP
+ * @buf: output buffer
+ * @buflen: size of @buf
+ * @tag: tag of the login request, as returned by srpt_login_parse()
+ * @d: an accepting decision from srpt_login_decide()
+ * @req_lim_delta: initial credits granted
+ * @multichan_result: %SRPT_LOGIN_RSP_MULTICHAN_NO_CHAN, _TERMINATED or
+ *	_MAINTAINED
+ *
+ * Return: number of bytes written (52), or 0 if @buflen is too small, @d is
+ * a rejection or @multichan_result is not one of the three values.
+ */
+size_t srpt_build_login_rsp(void *buf, size_t buflen, u64 tag,
+			    const struct srpt_login_decision *d,
+			    u32 req_lim_delta, u8 multichan_result)
+{
+	struct srpt_wire_login_rsp r;
+
+	if (!buf || buflen < sizeof(r) || d->reject_reason ||
+	    multichan_result > SRPT_LOGIN_RSP_MULTICHAN_MAINTAINED)
+		return 0;
+
+	memset(&r, 0, sizeof(r));
+	r.opcode = SRPT_OP_LOGIN_RSP;
+	r.req_lim_delta = cpu_to_be32(req_lim_delta);
+	r.tag = cpu_to_be64(tag);
+	r.max_it_iu_len = cpu_to_be32(d->max_it_iu_len);
+	r.max_ti_iu_len = cpu_to_be32(d->max_ti_iu_len);
+	r.buf_fmt = cpu_to_be16(d->buf_fmt);
+	r.rsp_flags = multichan_result;
+	if (d->immediate)
+		r.rsp_flags |= SRPT_LOGIN_RSP_IMMED_SUPP;
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+/**
+ * srpt_build_login_rej() - build an SRP_LOGIN_REJ
+ * @buf: output buffer
+ * @buflen: size of @buf
+ * @tag: tag of the login request
+ * @reason: SRPT_LOGIN_REJ_* code
+ * @supported_buf_fmt: buffer formats the target supports
+ *
+ * Return: number of bytes written (32), or 0 if @buflen is too small.
+ */
+size_t srpt_build_login_rej(void *buf, size_t buflen, u64 tag, u32 reason,
+			    u16 supported_buf_fmt)
+{
+	struct srpt_wire_login_rej r;
+
+	if (!buf || buflen < sizeof(r))
+		return 0;
+
+	memset(&r, 0, sizeof(r));
+	r.opcode = SRPT_OP_LOGIN_REJ;
+	r.reason = cpu_to_be32(reason);
+	r.tag = cpu_to_be64(tag);
+	r.buf_fmt = cpu_to_be16(supported_buf_fmt);
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+/**
+ * srpt_build_t_logout() - build an SRP_T_LOGOUT
+ * @buf: output buffer
+ * @buflen: size of @buf
+ * @tag: tag to send
+ * @reason: logout reason code
+ *
+ * Return: number of bytes written (16), or 0 if @buflen is too small.
+ */
+size_t srpt_build_t_logout(void *buf, size_t buflen, u64 tag, u32 reason)
+{
+	struct srpt_wire_t_logout r;
+
+	if (!buf || buflen < sizeof(r))
+		return 0;
+
+	memset(&r, 0, sizeof(r));
+	r.opcode = SRPT_OP_T_LOGOUT;
+	r.reason = cpu_to_be32(reason);
+	r.tag = cpu_to_be64(tag);
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+/**
+ * srpt_build_cred_req() - build an SRP_CRED_REQ
+ * @buf: output buffer
+ * @buflen: size of @buf
+ * @tag: tag to send
+ * @req_lim_delta: credits granted to the initiator
+ *
+ * Return: number of bytes written (16), or 0 if @buflen is too small.
+ */
+size_t srpt_build_cred_req(void *buf, size_t buflen, u64 tag,
+			   s32 req_lim_delta)
+{
+	struct srpt_wire_cred_req r;
+
+	if (!buf || buflen < sizeof(r))
+		return 0;
+
+	memset(&r, 0, sizeof(r));
+	r.opcode = SRPT_OP_CRED_REQ;
+	r.req_lim_delta = cpu_to_be32((u32)req_lim_delta);
+	r.tag = cpu_to_be64(tag);
+	memcpy(buf, &r, sizeof(r));
+	return sizeof(r);
+}
+
+/**
+ * srpt_buf_desc_get() - convert a wire direct descriptor to host order
+ * @w: descriptor inside an IU (may be unaligned)
+ * @out: receives va, key and len in host byte order
+ */
+void srpt_buf_desc_get(const struct srpt_wire_direct_buf *w,
+		       struct srpt_buf_desc *out)
+{
+	struct srpt_wire_direct_buf d;
+
+	memcpy(&d, w, sizeof(d));
+	out->va = be64_to_cpu(d.va);
+	out->key = be32_to_cpu(d.key);
+	out->len = be32_to_cpu(d.len);
+}
+
+static bool srpt_task_attr_valid(u8 attr)
+{
+	return attr == SRPT_TASK_ATTR_SIMPLE ||
+	       attr == SRPT_TASK_ATTR_HEAD_OF_QUEUE ||
+	       attr == SRPT_TASK_ATTR_ORDERED ||
+	       attr == SRPT_TASK_ATTR_ACA;
+}
+
+/**
+ * srpt_cmd_parse_direct() - check a direct data buffer descriptor
+ * @p: start of the IU
+ * @len: IU length
+ * @off: offset of the descriptor (after the additional CDB)
+ * @cnt: descriptor count of the direction in use
+ * @other_cnt: descriptor count of the other direction
+ * @out: receives ndesc, desc and data_len
+ *
+ * Return: %SRPT_CMD_OK or the reason for rejecting the command.
+ */
+static enum srpt_cmd_err srpt_cmd_parse_direct(const u8 *p, size_t len,
+					       u32 off, u32 cnt, u32 other_cnt,
+					       struct srpt_cmd_info *out)
+{
+	const size_t dsz = sizeof(struct srpt_wire_direct_buf);
+
+	/* The Linux initiator leaves the count at 0 for a direct descriptor. */
+	if (cnt > 1 || other_cnt)
+		return SRPT_CMD_DIRECT_COUNT;
+	if ((size_t)off + dsz > len)
+		return SRPT_CMD_DESC_OVERFLOW;
+	out->ndesc = 1;
+	out->desc = (const struct srpt_wire_direct_buf *)(p + off);
+	out->data_len = srpt_get_be32(p + off +
+			offsetof(struct srpt_wire_direct_buf, len));
+	return SRPT_CMD_OK;
+}
+
+/**
+ * srpt_cmd_parse_indirect() - check an indirect data buffer descriptor
+ * @p: start of the IU
+ * @len: IU length
+ * @off: offset of the indirect header (after the additional CDB)
+ * @cnt: number of descriptors in the IU (the direction's count)
+ * @out: receives ndesc, desc and data_len
+ *
+ * Only tables that are entirely inside the IU are supported.
+ *
+ * Return: %SRPT_CMD_OK or the reason for rejecting the command.
+ */
+static enum srpt_cmd_err srpt_cmd_parse_indirect(const u8 *p, size_t len,
+						 u32 off, u32 cnt,
+						 struct srpt_cmd_info *out)
+{
+	const size_t dsz = sizeof(struct srpt_wire_direct_buf);
+	const size_t hsz = sizeof(struct srpt_wire_indirect_buf);
+	u32 table_len, total, ntable, i;
+	const u8 *list;
+	u64 sum = 0;
+
+	if ((size_t)off + hsz > len)
+		return SRPT_CMD_DESC_OVERFLOW;
+	table_len = srpt_get_be32(p + off +
+			offsetof(struct srpt_wire_indirect_buf, table_desc) +
+			offsetof(struct srpt_wire_direct_buf, len));
+	total = srpt_get_be32(p + off +
+			offsetof(struct srpt_wire_indirect_buf, len));
+	if (table_len == 0 || table_len % dsz)
+		return SRPT_CMD_TABLE_LEN;
+	if ((size_t)off + hsz + (size_t)cnt * dsz > len)
+		return SRPT_CMD_DESC_OVERFLOW;
+	ntable = table_len / (u32)dsz;
+	if (ntable > cnt)
+		return SRPT_CMD_EXTERNAL_TABLE;
+	if (ntable < cnt)
+		return SRPT_CMD_TABLE_LEN;
+	list = p + off + hsz;
+	for (i = 0; i < cnt; i++)
+		sum += srpt_get_be32(list + i * dsz +
+				     offsetof(struct srpt_wire_direct_buf, len));
+	if (sum != total)
+		return SRPT_CMD_LEN_MISMATCH;
+	out->ndesc = cnt;
+	out->desc = (const struct srpt_wire_direct_buf *)list;
+	out->data_len = total;
+	return SRPT_CMD_OK;
+}
+
+/**
+ * srpt_cmd_parse_imm() - check an immediate data descriptor (SRP-2)
+ * @p: start of the IU
+ * @len: IU length
+ * @off: offset of the 4-byte length (after the additional CDB)
+ * @imm_data_offset: offset of the data negotiated at login
+ * @out: receives imm_offset, imm_len and data_len
+ *
+ * Return: %SRPT_CMD_OK or the reason for rejecting the command.
+ */
+static enum srpt_cmd_err srpt_cmd_parse_imm(const u8 *p, size_t len, u32 off,
+					    u32 imm_data_offset,
+					    struct srpt_cmd_info *out)
+{
+	const size_t isz = sizeof(struct srpt_wire_imm_buf);
+	u32 imm_len;
+
+	if ((size_t)off + isz > len)
+		return SRPT_CMD_DESC_OVERFLOW;
+	imm_len = srpt_get_be32(p + off);
+	if ((u64)imm_data_offset < (u64)off + isz ||
+	    (u64)imm_data_offset + imm_len > (u64)len)
+		return SRPT_CMD_IMM_RANGE;
+	out->imm_offset = imm_data_offset;
+	out->imm_len = imm_len;
+	out->data_len = imm_len;
+	return SRPT_CMD_OK;
+}
+
+/**
+ * srpt_cmd_do_parse() - body of srpt_cmd_parse()
+ * @p: the IU
+ * @len: IU length
+ * @imm_negotiated: immediate data was negotiated at login
+ * @imm_data_offset: the negotiated immediate data offset
+ * @out: zeroed output, filled as far as the checks get
+ *
+ * Return: %SRPT_CMD_OK or the first failing check.
+ */
+static enum srpt_cmd_err srpt_cmd_do_parse(const u8 *p, size_t len,
+					   bool imm_negotiated,
+					   u32 imm_data_offset,
+					   struct srpt_cmd_info *out)
+{
+	struct srpt_wire_cmd hdr;
+	u32 out_fmt, in_fmt, cnt, other_cnt, off;
+
+	if (!p || len < sizeof(hdr))
+		return SRPT_CMD_TOO_SHORT;
+	memcpy(&hdr, p, sizeof(hdr));
+	out->tag = be64_to_cpu(hdr.tag);
+	out->lun = be64_to_cpu(hdr.lun);
+	out->task_attr = hdr.task_attr;
+
+	/* Bits 7:2 hold the length in 4-byte units, bits 1:0 are reserved. */
+	if (hdr.add_cdb_len & 0x3)
+		return SRPT_CMD_CDB_OVERFLOW;
+	off = sizeof(hdr) + hdr.add_cdb_len;
+	if (off > len)
+		return SRPT_CMD_CDB_OVERFLOW;
+	out->cdb = p + offsetof(struct srpt_wire_cmd, cdb);
+	out->cdb_len = sizeof(hdr.cdb) + hdr.add_cdb_len;
+
+	if (!srpt_task_attr_valid(hdr.task_attr))
+		return SRPT_CMD_BAD_TASK_ATTR;
+
+	out_fmt = hdr.buf_fmt >> 4;
+	in_fmt = hdr.buf_fmt & 0xf;
+	if (out_fmt && in_fmt)
+		return SRPT_CMD_BIDI;
+	if (out_fmt > SRPT_DATA_DESC_IMM || in_fmt > SRPT_DATA_DESC_INDIRECT)
+		return SRPT_CMD_BAD_FMT;
+	if (out_fmt == SRPT_DATA_DESC_IMM && !imm_negotiated)
+		return SRPT_CMD_IMM_NOT_NEGOTIATED;
+
+	if (out_fmt) {
+		out->dir = SRPT_DIR_OUT;
+		out->fmt = (u8)out_fmt;
+		cnt = hdr.data_out_desc_cnt;
+		other_cnt = hdr.data_in_desc_cnt;
+	} else if (in_fmt) {
+		out->dir = SRPT_DIR_IN;
+		out->fmt = (u8)in_fmt;
+		cnt = hdr.data_in_desc_cnt;
+		other_cnt = hdr.data_out_desc_cnt;
+	} else {
+		out->dir = SRPT_DIR_NONE;
+		out->fmt = SRPT_DATA_DESC_NONE;
+		return SRPT_CMD_OK;
+	}
+
+	switch (out->fmt) {
+	case SRPT_DATA_DESC_DIRECT:
+		return srpt_cmd_parse_direct(p, len, off, cnt, other_cnt, out);
+	case SRPT_DATA_DESC_INDIRECT:
+		return srpt_cmd_parse_indirect(p, len, off, cnt, out);
+	default:
+		return srpt_cmd_parse_imm(p, len, off, imm_data_offset, out);
+	}
+}
+
+/**
+ * srpt_cmd_parse() - validate and decode an SRP_CMD
+ * @iu: the received IU (any alignment)
+ * @len: number of bytes received
+ * @imm_negotiated: immediate data was negotiated at login
+ * @imm_data_offset: the negotiated immediate data offset
+ * @out: receives the decoded command; zeroed first
+ * @err: receives the reason of a failure, %SRPT_CMD_OK on success (may be
+ *	NULL)
+ *
+ * The opcode is not checked: the caller dispatches on it. Checks, in order:
+ * fixed header present; additional CDB length with zero reserved bits and
+ * inside the IU; task attribute 0, 1, 2 or 4; not bidirectional; defined
+ * descriptor formats (immediate only for data-out, and only if negotiated).
+ * Then per format: direct needs a descriptor count of 0 or 1 (the Linux
+ * initiator sends 0) with the other direction's count 0, and the descriptor
+ * inside the IU; indirect needs the 20-byte header inside the IU, a non-zero
+ * table length that is a multiple of 16, the counted descriptors inside the
+ * IU, a table that is entirely in the IU (else %SRPT_CMD_EXTERNAL_TABLE) and
+ * descriptor lengths adding up to the total length; immediate needs the
+ * 4-byte length inside the IU and the data between the end of that
+ * descriptor and the end of the IU (computed without overflow).
+ *
+ * Once the fixed header is present, @out->tag, @out->lun and
+ * @out->task_attr are filled even on failure so that the caller can answer
+ * with an SRP_RSP.
+ *
+ * Return: 0 on success, -EINVAL on a malformed command.
+ */
+int srpt_cmd_parse(const void *iu, size_t len, bool imm_negotiated,
+		   u32 imm_data_offset, struct srpt_cmd_info *out,
+		   enum srpt_cmd_err *err)
+{
+	enum srpt_cmd_err e;
+
+	memset(out, 0, sizeof(*out));
+	e = srpt_cmd_do_parse(iu, len, imm_negotiated, imm_data_offset, out);
+	if (err)
+		*err = e;
+	if (e == SRPT_CMD_OK)
+		return 0;
+	out->ndesc = 0;
+	out->desc = NULL;
+	return -EINVAL;
+}
+
+/**
+ * srpt_cmd_check_limits() - check a parsed SRP_CMD against channel limits
+ * @len: bytes received
+ * @ci: the command, as srpt_cmd_parse() accepted it
+ * @max_it_iu_len: largest IU the login negotiated
+ * @max_data_len: largest transfer of one command
+ * @err: receives the reason on failure (may be NULL)
+ *
+ * Return: 0, or -EINVAL with @err set.
+ */
+int srpt_cmd_check_limits(size_t len, const struct srpt_cmd_info *ci,
+			  u32 max_it_iu_len, u32 max_data_len,
+			  enum srpt_cmd_err *err)
+{
+	enum srpt_cmd_err e = SRPT_CMD_OK;
+
+	if (len > max_it_iu_len)
+		e = SRPT_CMD_TOO_LONG;
+	else if (ci->data_len > max_data_len)
+		e = SRPT_CMD_TOO_MUCH_DATA;
+	if (err)
+		*err = e;
+	return e == SRPT_CMD_OK ? 0 : -EINVAL;
+}
+
+/**
+ * srpt_cmd_err_str() - human readable text for an SRP_CMD parse error
+ * @e: error code
+ *
+ * Return: a static string.
+ */
+const char *srpt_cmd_err_str(enum srpt_cmd_err e)
+{
+	switch (e) {
+	case SRPT_CMD_OK:
+		return "ok";
+	case SRPT_CMD_TOO_SHORT:
+		return "IU shorter than the SRP_CMD header";
+	case SRPT_CMD_CDB_OVERFLOW:
+		return "additional CDB length malformed or beyond the IU";
+	case SRPT_CMD_BIDI:
+		return "bidirectional commands are not supported";
+	case SRPT_CMD_BAD_FMT:
+		return "undefined data buffer descriptor format";
+	case SRPT_CMD_DESC_OVERFLOW:
+		return "data buffer descriptors beyond the IU";
+	case SRPT_CMD_DIRECT_COUNT:
+		return "bad descriptor count for a direct descriptor";
+	case SRPT_CMD_TABLE_LEN:
+		return "bad indirect descriptor table length";
+	case SRPT_CMD_IMM_NOT_NEGOTIATED:
+		return "immediate data not negotiated";
+	case SRPT_CMD_IMM_RANGE:
+		return "immediate data outside the IU";
+	case SRPT_CMD_BAD_TASK_ATTR:
+		return "undefined task attribute";
+	case SRPT_CMD_EXTERNAL_TABLE:
+		return "external indirect descriptor table not supported";
+	case SRPT_CMD_LEN_MISMATCH:
+		return "descriptor lengths disagree with the total length";
+	case SRPT_CMD_TOO_LONG:
+		return "IU longer than the negotiated maximum";
+	case SRPT_CMD_TOO_MUCH_DATA:
+		return "transfer length larger than the target accepts";
+	}
+	return "unknown error";
+}
+
+/**
+ * srpt_cmd_err_sense() - sense data to answer a malformed SRP_CMD with
+ * @e: error code from srpt_cmd_parse()
+ * @sense_key: receives the sense key
+ * @asc: receives the additional sense code
+ * @ascq: receives the additional sense code qualifier
+ *
+ * Every error maps to ILLEGAL REQUEST: a bidirectional command to INVALID
+ * FIELD IN CDB (24h/00h), everything else, being a defect of the SRP IU
+ * rather than of the CDB, to INVALID FIELD IN INFORMATION UNIT (0Eh/03h).
+ * %SRPT_CMD_OK gives NO SENSE (all zero).
+ */
+void srpt_cmd_err_sense(enum srpt_cmd_err e, u8 *sense_key, u8 *asc,
+			u8 *ascq)
+{
+	switch (e) {
+	case SRPT_CMD_OK:
+		*sense_key = 0x00;
+		*asc = 0x00;
+		*ascq = 0x00;
+		break;
+	case SRPT_CMD_BIDI:
+		*sense_key = 0x05;
+		*asc = 0x24;
+		*ascq = 0x00;
+		break;
+	default:
+		*sense_key = 0x05;
+		*asc = 0x0e;
+		*ascq = 0x03;
+		break;
+	}
+}
+
+/**
+ * srpt_tmf_parse() - decode an SRP_TSK_MGMT
+ * @iu: the received IU (any alignment)
+ * @len: number of bytes received
+ * @out: receives the decoded request; zeroed first
+ *
+ * The function code is not validated: an unknown code must be answered with
+ * FUNCTION NOT SUPPORTED, which is the caller's business.
+ *
+ * Return: 0 on success, -EINVAL if @len is shorter than 48 bytes.
+ */
+int srpt_tmf_parse(const void *iu, size_t len, struct srpt_tmf_info *out)
+{
+	struct srpt_wire_tsk_mgmt t;
+
+	memset(out, 0, sizeof(*out));
+	if (!iu || len < sizeof(t))
+		return -EINVAL;
+	memcpy(&t, iu, sizeof(t));
+	out->tag = be64_to_cpu(t.tag);
+	out->lun = be64_to_cpu(t.lun);
+	out->func = t.tsk_mgmt_func;
+	out->task_tag = be64_to_cpu(t.task_tag);
+	return 0;
+}
+
+/**
+ * srpt_build_rsp() - build an SRP_RSP
+ * @buf: output buffer
+ * @buflen: size of @buf, normally the channel's max_ti_iu_len
+ * @a: what to report
+ *
+ * The response data (4 bytes, the code in byte 3) comes first when
+ * @a->has_resp_code is set, then the sense data, truncated to what is left
+ * of @buflen. The residual count goes to the field of @a->dir with the
+ * UNDER flag if @a->residual_under is non-zero, else with the OVER flag if
+ * @a->residual_over is non-zero; %SRPT_DIR_NONE reports no residual.
+ *
+ * Return: total IU length, or 0 if @buflen cannot hold the header and the
+ * response data.
+ */
+size_t srpt_build_rsp(void *buf, size_t buflen, const struct srpt_rsp_args *a)
+{
+	const size_t hlen = sizeof(struct srpt_wire_rsp);
+	size_t resp_len = a->has_resp_code ? SRPT_TMF_RESP_DATA_LEN : 0;
+	size_t sense_len = 0;
+	struct srpt_wire_rsp r;
+	u8 *p = buf;
+	u32 resid = 0;
+	u8 flags = 0;
+
+	if (!p || buflen < hlen + resp_len)
+		return 0;
+	if (a->sense && a->sense_len) {
+		sense_len = a->sense_len;
+		if (sense_len > buflen - hlen - resp_len)
+			sense_len = buflen - hlen - resp_len;
+	}
+
+	if (a->dir == SRPT_DIR_OUT) {
+		if (a->residual_under) {
+			flags |= SRPT_RSP_FLAG_DOUNDER;
+			resid = a->residual_under;
+		} else if (a->residual_over) {
+			flags |= SRPT_RSP_FLAG_DOOVER;
+			resid = a->residual_over;
+		}
+	} else if (a->dir == SRPT_DIR_IN) {
+		if (a->residual_under) {
+			flags |= SRPT_RSP_FLAG_DIUNDER;
+			resid = a->residual_under;
+		} else if (a->residual_over) {
+			flags |= SRPT_RSP_FLAG_DIOVER;
+			resid = a->residual_over;
+		}
+	}
+	if (resp_len)
+		flags |= SRPT_RSP_FLAG_RSPVALID;
+	if (sense_len)
+		flags |= SRPT_RSP_FLAG_SNSVALID;
+
+	memset(&r, 0, sizeof(r));
+	r.opcode = SRPT_OP_RSP;
+	r.req_lim_delta = cpu_to_be32((u32)a->req_lim_delta);
+	r.tag = cpu_to_be64(a->tag);
+	r.flags = flags;
+	r.status = a->status;
+	if (a->dir == SRPT_DIR_OUT)
+		r.data_out_res_cnt = cpu_to_be32(resid);
+	else if (a->dir == SRPT_DIR_IN)
+		r.data_in_res_cnt = cpu_to_be32(resid);
+	r.sense_data_len = cpu_to_be32((u32)sense_len);
+	r.resp_data_len = cpu_to_be32((u32)resp_len);
+	memcpy(p, &r, hlen);
+
+	if (resp_len) {
+		memset(p + hlen, 0, resp_len);
+		p[hlen + 3] = a->resp_code;
+	}
+	if (sense_len)
+		memcpy(p + hlen + resp_len, a->sense, sense_len);
+	return hlen + resp_len + sense_len;
+}
