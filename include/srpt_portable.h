@@ -40,7 +40,7 @@ typedef __s32 s32;
 
 /* Userspace builds define __packed on the compiler command line. */
 #ifndef __packed
-#error "define __packed (e.g. -D'__packed=__attribute__((__packed__))')"
+#error "userspace builds define __packed: see tests/unit/CMakeLists.txt"
 #endif
 
 #endif /* __KERNEL__ */
