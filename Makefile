@@ -30,7 +30,7 @@ INSTALLED_KDIRS := $(wildcard /lib/modules/*/build)
 
 CHECKPATCH := $(PROJECT)/build/tools/checkpatch/scripts/checkpatch.pl
 
-.PHONY: all modules check-kdir clean install uninstall dkms-install \
+.PHONY: all modules check-kdir clean install uninstall dkms-add dkms-install \
 	dkms-remove style unit
 
 all: modules
@@ -56,7 +56,8 @@ clean:
 	rm -rf $(BUILD)
 
 install: modules
-	$(MAKE) -C $(KDIR) M=$(BUILD) INSTALL_MOD_DIR=updates modules_install
+	$(MAKE) -C $(KDIR) M=$(BUILD) INSTALL_MOD_DIR=updates \
+		CONFIG_MODULE_SIG_ALL= modules_install
 	depmod -a $(KVER)
 
 uninstall:
@@ -69,12 +70,16 @@ uninstall:
 # DKMS wants the sources under /usr/src/<name>-<version>.
 DKMS_SRC := /usr/src/ib_srpt-$(VERSION)
 
-dkms-install:
+# Copy the sources to /usr/src and register them (once per version).
+dkms-add:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
 	cp -r $(PROJECT)/src $(PROJECT)/include $(PROJECT)/Kbuild \
 		$(PROJECT)/Makefile $(PROJECT)/dkms.conf $(DKMS_SRC)/
-	dkms add -m ib_srpt -v $(VERSION)
+	dkms status -m ib_srpt -v $(VERSION) | grep -q . || \
+		dkms add -m ib_srpt -v $(VERSION)
+
+dkms-install: dkms-add
 	dkms build -m ib_srpt -v $(VERSION) -k $(KVER)
 	dkms install -m ib_srpt -v $(VERSION) -k $(KVER)
 
