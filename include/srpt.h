@@ -266,6 +266,7 @@ enum srpt_ch_state {
  * @cq:		completion queue, from the device's CQ pool
  * @cq_size:	entries taken from the pool
  * @qp:		the queue pair
+ * @qp_num:	its number, for messages and statistics
  * @lock:	protects @state, credits, @free_list and @wait_list
  * @state:	enum srpt_ch_state
  * @list:	entry in the driver's channel list
@@ -301,6 +302,7 @@ struct srpt_channel {
 	struct ib_cq		*cq;
 	u32			cq_size;
 	struct ib_qp		*qp;
+	u32			qp_num;
 	spinlock_t		lock;	/* see above */
 	enum srpt_ch_state	state;
 	struct list_head	list;
@@ -403,6 +405,7 @@ void srpt_ch_established(struct srpt_channel *ch);
 void srpt_ch_close(struct srpt_channel *ch, const char *why);
 void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 			    bool wait);
+ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page);
 int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *ioctx);
 
 /* srpt_cm.c: logins */
@@ -417,6 +420,7 @@ extern const struct target_core_fabric_ops srpt_fabric_ops;
 extern struct configfs_attribute *srpt_discovery_attrs[];
 extern struct configfs_attribute *srpt_wwn_attrs[];
 extern struct configfs_attribute *srpt_tpg_attrib_attrs[];
+extern struct configfs_attribute *srpt_tpg_base_attrs[];
 struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 			       struct config_group *group, const char *name);
 void srpt_drop_tport(struct se_wwn *wwn);

@@ -344,6 +344,7 @@ retry:
 		goto out;
 	}
 	atomic_set(&ch->sq_wr_avail, ch->sq_size);
+	ch->qp_num = ch->qp->qp_num;
 	pr_debug("QP 0x%x: sq %u rq %u vector %d\n", ch->qp->qp_num,
 		 ch->sq_size, ch->rq_size, ch->comp_vector);
 out:
@@ -707,4 +708,45 @@ void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 			pr_info("waiting for %u channel(s) to be released, e.g. %s\n",
 				n, first);
 	}
+}
+
+/**
+ * srpt_tpg_show_channels() - describe the channels of a portal group
+ * @tpg: the group
+ * @page: configfs page (PAGE_SIZE bytes)
+ *
+ * One line per channel: initiator, state, credits, counters, completion
+ * vector.  Stops before the page is full.
+ *
+ * Return: bytes written.
+ */
+ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
+{
+	struct srpt_channel *ch;
+	ssize_t len = 0;
+
+	mutex_lock(&srpt_ch_mutex);
+	list_for_each_entry(ch, &srpt_ch_list, list) {
+		int n;
+
+		if (ch->tpg != tpg)
+			continue;
+		n = scnprintf(page + len, PAGE_SIZE - len,
+			      "%s state=%s cm=%s qp=0x%x credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld vector=%d\n",
+			      ch->sess_name, srpt_ch_state_name[ch->state],
+			      ch->using_rdma_cm ? "rdma" : "ib", ch->qp_num,
+			      ch->req_lim, ch->req_lim_delta,
+			      atomic64_read(&ch->stats.cmds),
+			      atomic64_read(&ch->stats.imm_cmds),
+			      atomic64_read(&ch->stats.bytes_in),
+			      atomic64_read(&ch->stats.bytes_out),
+			      atomic64_read(&ch->stats.malformed),
+			      atomic64_read(&ch->stats.rdma_errors),
+			      atomic64_read(&ch->stats.tmfs), ch->comp_vector);
+		if (len + n >= PAGE_SIZE - 1)
+			break;
+		len += n;
+	}
+	mutex_unlock(&srpt_ch_mutex);
+	return len;
 }

@@ -404,6 +404,18 @@ struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	NULL,
 };
 
+static ssize_t srpt_tpg_channels_show(struct config_item *item, char *page)
+{
+	return srpt_tpg_show_channels(srpt_tpg(to_tpg(item)), page);
+}
+
+CONFIGFS_ATTR_RO(srpt_tpg_, channels);
+
+struct configfs_attribute *srpt_tpg_base_attrs[] = {
+	&srpt_tpg_attr_channels,
+	NULL,
+};
+
 static ssize_t srpt_wwn_version_show(struct config_item *item, char *page)
 {
 	return sysfs_emit(page, "%s\n", SRPT_VERSION);

@@ -85,6 +85,7 @@ const struct target_core_fabric_ops srpt_fabric_ops = {
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_discovery_attrs,
 	.tfc_wwn_attrs			= srpt_wwn_attrs,
+	.tfc_tpg_base_attrs		= srpt_tpg_base_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
 	SRPT_COMPAT_SUBMIT_OPS
 };

@@ -1,0 +1,304 @@
+# shellcheck shell=bash
+# tests/guest/login.sh: login and I/O cases, sourced by suite.sh after
+# lib.sh.  The kernel's ib_srp initiator logs in to our target over RDMA/CM
+# on the same soft-RoCE port (rxe loops back), and fio with verify, sg3-utils
+# and a file system check the data path.
+
+SRP_PORT=5000
+SRP_DEST=${RXE_ADDR%/*}:$SRP_PORT
+SRP_HOST=/sys/class/infiniband_srp/srp-$RXE_DEV-1
+LUN_SIZE=256M
+
+# node_guid: rxe0's node GUID as 16 hex digits (our default service GUID).
+node_guid() {
+	local g
+	read -r g <"/sys/class/infiniband/$RXE_DEV/node_guid" || return 1
+	echo "${g//:/}"
+}
+
+# gid_prefix: the subnet prefix of rxe0's GID, 16 hex digits.
+gid_prefix() {
+	local g
+	g=$(port_gid) || return 1
+	echo "${g:0:16}"
+}
+
+# initiator_id: the initiator port ID ib_srp sends with
+# initiator_ext=$(gid_prefix): prefix + node GUID, i.e. the port's GID.
+initiator_id() { echo "$(gid_prefix)$(node_guid)"; }
+
+# tgt_dir: configfs directory of the portal group.
+tgt_dir() { echo "$CFS_SRPT/0x$(port_gid)/tpgt_1"; }
+
+# srp_target_up [ACL_NAME] [ATTR=VALUE...]: load ours with the RDMA/CM port,
+# create target, ramdisk LUN and the ACL (default: the local initiator, in
+# targetcli's ib.<port ID> form), set TPG attributes, enable.
+srp_target_up() {
+	local acl=${1:-ib.$(initiator_id)} a
+	shift || true
+	srp_target_down # leftovers of a failed case
+	srpt_loaded || load_srpt rdma_cm_port=$SRP_PORT || return 1
+	modprobe ib_srp || return 1
+	{
+		echo "/backstores/ramdisk create rd_login $LUN_SIZE"
+		echo "/srpt create ib.$(port_gid)"
+		echo "/srpt/ib.$(port_gid)/luns create /backstores/ramdisk/rd_login"
+		echo "/srpt/ib.$(port_gid)/acls create $acl"
+	} | tcli_batch || return 1
+	if [[ $(<"$CFS_SRPT/discovery_auth/rdma_cm_port") != "$SRP_PORT" ]]; then
+		sysfs_write "$CFS_SRPT/discovery_auth/rdma_cm_port" "$SRP_PORT" ||
+			return 1
+	fi
+	for a in "$@"; do
+		sysfs_write "$(tgt_dir)/attrib/${a%%=*}" "${a#*=}" || return 1
+	done
+	[[ $(<"$(tgt_dir)/enable") == 1 ]] || sysfs_write "$(tgt_dir)/enable" 1
+}
+
+# srp_target_down: log out every SRP initiator port, remove our target and
+# the ramdisk.
+srp_target_down() {
+	srp_logout_all
+	srpt_teardown || return 1
+	targetcli /backstores/ramdisk delete rd_login >/dev/null 2>&1
+	return 0
+}
+
+# srp_login [OPTION=VALUE...]: add_target to our target through RDMA/CM.
+srp_login() {
+	local guid opts
+	guid=$(node_guid) || return 1
+	opts="id_ext=$guid,ioc_guid=$guid,dest=$SRP_DEST,initiator_ext=$(gid_prefix)"
+	[[ $# -gt 0 ]] && opts+=",$(
+		IFS=,
+		echo "$*"
+	)"
+	sysfs_write "$SRP_HOST/add_target" "$opts"
+}
+
+# srp_logout_all: delete every SRP remote port and wait until the SCSI hosts
+# are gone.
+srp_logout_all() {
+	local p i
+	for p in /sys/class/srp_remote_ports/*/delete; do
+		[[ -e $p ]] && echo 1 >"$p"
+	done
+	for ((i = 0; i < 100; i++)); do
+		compgen -G '/sys/class/srp_remote_ports/*' >/dev/null || return 0
+		nap 0.1
+	done
+	echo "SRP remote ports still present" >&2
+	return 1
+}
+
+# srp_disk: wait for the disk of the logged-in target; print /dev/sdX.
+srp_disk() {
+	local h b i
+	for ((i = 0; i < 200; i++)); do
+		for h in /sys/class/scsi_host/host*; do
+			[[ $(<"$h/proc_name") == ib_srp ]] || continue
+			for b in "$h"/device/target*/*/block/*; do
+				[[ -e $b ]] || continue
+				b=/dev/${b##*/}
+				[[ -b $b ]] && {
+					echo "$b"
+					return 0
+				}
+			done
+		done
+		nap 0.1
+	done
+	echo "no SRP disk appeared" >&2
+	return 1
+}
+
+# channels: the target's channel list for the portal group.
+channels() { cat "$(tgt_dir)/channels"; }
+
+# channel_count: number of channels the target lists.
+channel_count() { channels | grep -c . || true; }
+
+# counter NAME: sum of a counter over all channels.
+counter() {
+	channels | grep -o "$1=[0-9]*" | awk -F= '{ s += $2 } END { print s + 0 }'
+}
+
+# wait_channels N: wait until the target lists N channels.
+wait_channels() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(channel_count) == "$1" ]] && return 0
+		nap 0.1
+	done
+	echo "target lists $(channel_count) channels, expected $1" >&2
+	return 1
+}
+
+# fio_verify DEV NAME ARGS...: a fio write job with verification; fails on
+# any error.
+fio_verify() {
+	local dev=$1 name=$2
+	shift 2
+	log "fio $name $*"
+	fio --name="$name" --filename="$dev" --ioengine=libaio --verify=crc32c \
+		--do_verify=1 --verify_fatal=1 --verify_dump=1 "$@" \
+		--output-format=terse --terse-version=3 >"$RESULTS/fio-$name.txt" 2>&1 ||
+		{
+			cat "$RESULTS/fio-$name.txt"
+			return 1
+		}
+	# terse v3 field 5 is the error count of the job.
+	local errs
+	errs=$(awk -F';' '{ print $5 }' "$RESULTS/fio-$name.txt" | head -n1)
+	[[ $errs == 0 ]] || {
+		echo "fio $name: $errs errors"
+		return 1
+	}
+}
+
+case_login_ch1() {
+	local d
+	check srp_target_up
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk after login"
+	check wait_channels 1
+	channels
+	check sg_inq "$d"
+	sg_inq "$d" | grep -q 'LIO-ORG' || fail "INQUIRY does not name LIO-ORG"
+	check sg_turs "$d"
+	sg_readcap "$d" | tee "$RESULTS/readcap.txt"
+	grep -q 'Number of logical blocks=524288' "$RESULTS/readcap.txt" ||
+		fail "READ CAPACITY does not report 256 MiB of 512-byte blocks"
+	dmesg_here | grep -q 'login from .* accepted' || fail "no login message"
+	check srp_target_down
+	check wait_channels 0
+}
+
+case_login_ch4() {
+	local d
+	check srp_target_up
+	check srp_login ch_count=4
+	d=$(srp_disk) || fail "no disk after login"
+	check wait_channels 4
+	channels
+	# The first channel is SINGLE, the others MULTI: all four stay.
+	[[ $(dmesg_here | grep -c 'other channels maintained') -ge 3 ]] ||
+		fail "MULTI logins did not report maintained channels"
+	check sg_turs "$d"
+	check fio_verify "$d" ch4 --direct=1 --rw=randwrite --bs=4k --size=16M \
+		--iodepth=32 --numjobs=1
+	check srp_target_down
+}
+
+case_fio_verify() {
+	local d imm0 imm1
+	check srp_target_up
+	check srp_login ch_count=2
+	d=$(srp_disk) || fail "no disk"
+	imm0=$(counter imm_cmds)
+	check fio_verify "$d" randwrite4k --direct=1 --rw=randwrite --bs=4k \
+		--size=32M --iodepth=16
+	imm1=$(counter imm_cmds)
+	log "immediate-data commands: $imm0 -> $imm1"
+	# 4 KiB writes fit the default 8 KiB of immediate data.
+	[[ $((imm1 - imm0)) -ge 8192 ]] ||
+		fail "4k writes did not use immediate data ($imm0 -> $imm1)"
+	check fio_verify "$d" mixed --direct=1 --rw=randwrite --bsrange=512-1M \
+		--size=32M --iodepth=8
+	check fio_verify "$d" seq1m --direct=1 --rw=write --bs=1M --size=64M \
+		--iodepth=4
+	check fio_verify "$d" seq4m --direct=1 --rw=write --bs=4M --size=64M \
+		--iodepth=2
+	check fio_verify "$d" buffered --direct=0 --rw=write --bs=64k \
+		--size=32M --end_fsync=1
+	channels
+	[[ $(counter malformed) == 0 ]] || fail "malformed IUs counted"
+	[[ $(counter rdma_errors) == 0 ]] || fail "RDMA errors counted"
+	check srp_target_down
+}
+
+case_filesystem() {
+	local d mnt=/tmp/srpfs sums
+	check srp_target_up
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk"
+	check mkfs.ext4 -q -F "$d"
+	mkdir -p "$mnt"
+	check mount "$d" "$mnt"
+	check cp -a "$PROJECT/src" "$PROJECT/include" "$PROJECT/tests" "$mnt/"
+	check dd if=/dev/urandom of="$mnt/random.bin" bs=1M count=16 status=none
+	sums=$(cd "$mnt" && find . -type f -print0 | sort -z | xargs -0 md5sum)
+	check umount "$mnt"
+	check fsck.ext4 -f -n "$d"
+	check mount "$d" "$mnt"
+	[[ $(cd "$mnt" && find . -type f -print0 | sort -z | xargs -0 md5sum) == "$sums" ]] ||
+		fail "file checksums differ after remount"
+	check umount "$mnt"
+	check srp_target_down
+}
+
+case_relogin() {
+	local i d
+	check srp_target_up
+	for ((i = 1; i <= 20; i++)); do
+		srp_login ch_count=1 || fail "login $i failed"
+		d=$(srp_disk) || fail "no disk after login $i"
+		sg_turs "$d" || fail "TEST UNIT READY failed after login $i"
+		srp_logout_all || fail "logout $i failed"
+		wait_channels 0 || fail "channel not released after logout $i"
+	done
+	check srp_target_down
+}
+
+case_acl_reject() {
+	check srp_target_up ib.00000000000000000000000000000001
+	check_not srp_login ch_count=1
+	dmesg_here | grep -q 'refused (reason 0x10000): initiator not in the ACL' ||
+		fail "no ACL refusal message"
+	[[ $(channel_count) == 0 ]] || fail "a channel exists after a refused login"
+	check srp_target_down
+}
+
+case_iu_too_large() {
+	check srp_target_up
+	# ib_srp asks for 8260-byte IUs; a target limited to 4096 refuses.
+	check srp_target_down
+	check rmmod ib_srpt
+	check load_srpt rdma_cm_port=$SRP_PORT srp_max_req_size=4096
+	check srp_target_up
+	check_not srp_login ch_count=1
+	dmesg_here | grep -q 'refused (reason 0x10002)' ||
+		fail "no 0x10002 refusal"
+	# The initiator can lower its IU size and then log in.
+	check srp_login ch_count=1 max_it_iu_size=4096
+	d=$(srp_disk) || fail "no disk with max_it_iu_size=4096"
+	check sg_turs "$d"
+	check srp_target_down
+	check rmmod ib_srpt
+}
+
+case_saveconfig() {
+	local d cfg=/tmp/srpt-saveconfig.json
+	check srp_target_up
+	check targetcli saveconfig "$cfg"
+	check srp_target_down
+	check targetcli clearconfig confirm=True
+	[[ -e $CFS_SRPT/0x$(port_gid) ]] && fail "target still present after clearconfig"
+	check targetcli restoreconfig "$cfg"
+	[[ $(<"$(tgt_dir)/enable") == 1 ]] || fail "restored portal group not enabled"
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk after restoreconfig"
+	check sg_turs "$d"
+	check srp_target_down
+}
+
+run_login_cases() {
+	run_case login_ch1 case_login_ch1
+	run_case login_ch4 case_login_ch4
+	run_case fio_verify case_fio_verify
+	run_case filesystem case_filesystem
+	run_case relogin case_relogin
+	run_case acl_reject case_acl_reject
+	run_case iu_too_large case_iu_too_large
+	run_case saveconfig case_saveconfig
+}
