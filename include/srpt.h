@@ -87,6 +87,10 @@ struct srpt_port {
  * @event_handler: asynchronous event handler (port changes)
  * @list:	entry in the driver's device list
  * @next_vector: completion vector of the next channel (round robin)
+ * @srq:	shared receive queue for channels of use_srq portal groups,
+ *		created by the first such login
+ * @srq_ring:	its receive buffers
+ * @srq_size:	number of buffers in @srq_ring
  * @nports:	number of entries in @ports
  * @ports:	per-port state
  */
@@ -96,6 +100,9 @@ struct srpt_device {
 	struct ib_event_handler	event_handler;
 	struct list_head	list;
 	atomic_t		next_vector;
+	struct ib_srq		*srq;
+	struct srpt_recv_ioctx	*srq_ring;
+	u32			srq_size;
 	u32			nports;
 	struct srpt_port	ports[];
 };
@@ -157,7 +164,9 @@ struct srpt_nacl {
 /**
  * struct srpt_recv_ioctx - a receive buffer
  * @cqe:	completion entry, done = srpt_recv_done()
- * @ch:		channel whose receive ring holds the buffer
+ * @ch:		channel whose receive ring holds the buffer; for an SRQ
+ *		buffer, the channel that received into it last
+ * @sdev:	device whose SRQ the buffer belongs to, or NULL
  * @buf:	the buffer, srpt_max_req_size bytes
  * @dma:	its DMA address
  * @byte_len:	bytes received
@@ -167,6 +176,7 @@ struct srpt_nacl {
 struct srpt_recv_ioctx {
 	struct ib_cqe		cqe;
 	struct srpt_channel	*ch;
+	struct srpt_device	*sdev;
 	void			*buf;
 	u64			dma;
 	u32			byte_len;
@@ -261,6 +271,7 @@ enum srpt_ch_state {
  * @sport:	port the login arrived on
  * @tpg:	portal group the channel logged in to
  * @using_rdma_cm: logged in over RDMA/CM (else IB/CM)
+ * @use_srq:	receives through the device's SRQ (no own receive ring)
  * @ib_cm_id:	IB/CM connection (IB/CM logins)
  * @rdma_cm_id:	RDMA/CM connection (RDMA/CM logins)
  * @cq:		completion queue, from the device's CQ pool
@@ -297,6 +308,7 @@ struct srpt_channel {
 	struct srpt_port	*sport;
 	struct srpt_tpg		*tpg;
 	bool			using_rdma_cm;
+	bool			use_srq;
 	struct ib_cm_id		*ib_cm_id;
 	struct rdma_cm_id	*rdma_cm_id;
 	struct ib_cq		*cq;
@@ -335,6 +347,7 @@ struct srpt_channel {
 		atomic64_t	malformed;
 		atomic64_t	rdma_errors;
 		atomic64_t	tmfs;
+		atomic64_t	over_credit;
 	} stats;
 };
 
@@ -363,6 +376,7 @@ bool srpt_name_has_port(const struct srpt_name *name);
 struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev,
 					u32 port_num);
 void srpt_port_unlock(void);
+int srpt_device_get_srq(struct srpt_device *sdev);
 void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid);
 extern struct kmem_cache *srpt_recv_cache;
 
@@ -407,6 +421,10 @@ void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 			    bool wait);
 ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page);
 int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *ioctx);
+void srpt_free_recv_bufs(struct ib_device *ib_dev,
+			 struct srpt_recv_ioctx *ring, u32 n);
+int srpt_alloc_recv_bufs(struct ib_device *ib_dev,
+			 struct srpt_recv_ioctx *ring, u32 n);
 
 /* srpt_cm.c: logins */
 int srpt_cm_init(void);

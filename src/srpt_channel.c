@@ -60,48 +60,44 @@ static const char * const srpt_ch_state_name[] = {
 static void srpt_ch_release_work(struct work_struct *work);
 
 /**
- * srpt_free_recv_ring() - unmap and free the receive buffers of a channel
- * @ch: the channel; none of the buffers may be posted any more
+ * srpt_free_recv_bufs() - unmap and free receive buffers
+ * @ib_dev: device they are mapped for
+ * @ring: the buffers; none may be posted any more
+ * @n: number of entries in @ring
  */
-static void srpt_free_recv_ring(struct srpt_channel *ch)
+void srpt_free_recv_bufs(struct ib_device *ib_dev,
+			 struct srpt_recv_ioctx *ring, u32 n)
 {
-	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
 	u32 i;
 
-	if (!ch->recv_ring)
-		return;
-	for (i = 0; i < ch->rq_size; i++) {
-		struct srpt_recv_ioctx *r = &ch->recv_ring[i];
+	for (i = 0; i < n; i++) {
+		struct srpt_recv_ioctx *r = &ring[i];
 
 		if (!r->buf)
 			continue;
 		ib_dma_unmap_single(ib_dev, r->dma, srpt_max_req_size,
 				    DMA_FROM_DEVICE);
 		kmem_cache_free(srpt_recv_cache, r->buf);
+		r->buf = NULL;
 	}
-	kvfree(ch->recv_ring);
-	ch->recv_ring = NULL;
 }
 
 /**
- * srpt_alloc_recv_ring() - allocate and map the receive buffers
- * @ch: the channel
+ * srpt_alloc_recv_bufs() - allocate and map receive buffers
+ * @ib_dev: device to map them for
+ * @ring: zeroed array of @n entries
+ * @n: number of buffers
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, or -ENOMEM with nothing left allocated.
  */
-static int srpt_alloc_recv_ring(struct srpt_channel *ch)
+int srpt_alloc_recv_bufs(struct ib_device *ib_dev,
+			 struct srpt_recv_ioctx *ring, u32 n)
 {
-	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
 	u32 i;
 
-	ch->recv_ring = kvcalloc(ch->rq_size, sizeof(*ch->recv_ring),
-				 GFP_KERNEL);
-	if (!ch->recv_ring)
-		return -ENOMEM;
-	for (i = 0; i < ch->rq_size; i++) {
-		struct srpt_recv_ioctx *r = &ch->recv_ring[i];
+	for (i = 0; i < n; i++) {
+		struct srpt_recv_ioctx *r = &ring[i];
 
-		r->ch = ch;
 		r->cqe.done = srpt_recv_done;
 		INIT_LIST_HEAD(&r->wait_entry);
 		r->buf = kmem_cache_alloc(srpt_recv_cache, GFP_KERNEL);
@@ -118,8 +114,47 @@ static int srpt_alloc_recv_ring(struct srpt_channel *ch)
 	return 0;
 
 nomem:
-	srpt_free_recv_ring(ch);
+	srpt_free_recv_bufs(ib_dev, ring, n);
 	return -ENOMEM;
+}
+
+/**
+ * srpt_free_recv_ring() - free the channel's own receive buffers
+ * @ch: the channel
+ */
+static void srpt_free_recv_ring(struct srpt_channel *ch)
+{
+	if (!ch->recv_ring)
+		return;
+	srpt_free_recv_bufs(ch->sport->sdev->ib_dev, ch->recv_ring,
+			    ch->rq_size);
+	kvfree(ch->recv_ring);
+	ch->recv_ring = NULL;
+}
+
+/**
+ * srpt_alloc_recv_ring() - allocate the channel's own receive buffers
+ * @ch: the channel
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_recv_ring(struct srpt_channel *ch)
+{
+	u32 i;
+
+	ch->recv_ring = kvcalloc(ch->rq_size, sizeof(*ch->recv_ring),
+				 GFP_KERNEL);
+	if (!ch->recv_ring)
+		return -ENOMEM;
+	for (i = 0; i < ch->rq_size; i++)
+		ch->recv_ring[i].ch = ch;
+	if (srpt_alloc_recv_bufs(ch->sport->sdev->ib_dev, ch->recv_ring,
+				 ch->rq_size)) {
+		kvfree(ch->recv_ring);
+		ch->recv_ring = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -228,10 +263,19 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 	ch->rq_size = min_t(u32, SRPT_RQ_SIZE, attrs->max_qp_wr);
 	ch->sq_size = min_t(u32, READ_ONCE(tpg->sq_size),
 			    attrs->max_qp_wr / 2);
+	ch->use_srq = READ_ONCE(tpg->use_srq);
 
-	ret = srpt_alloc_recv_ring(ch);
-	if (ret)
-		goto free_ch;
+	if (ch->use_srq) {
+		/* Credits stay per channel; buffers come from the SRQ. */
+		ret = srpt_device_get_srq(sport->sdev);
+		if (ret)
+			goto free_ch;
+		ch->rq_size = min(ch->rq_size, sport->sdev->srq_size);
+	} else {
+		ret = srpt_alloc_recv_ring(ch);
+		if (ret)
+			goto free_ch;
+	}
 	ret = srpt_alloc_ioctx_ring(ch);
 	if (ret)
 		goto free_recv;
@@ -320,8 +364,12 @@ retry:
 	init->cap.max_send_wr = ch->sq_size;
 	init->cap.max_rdma_ctxs = ch->sq_size;
 	init->cap.max_send_sge = ib_dev->attrs.max_send_sge;
-	init->cap.max_recv_wr = ch->rq_size;
-	init->cap.max_recv_sge = 1;
+	if (ch->use_srq) {
+		init->srq = sdev->srq;
+	} else {
+		init->cap.max_recv_wr = ch->rq_size;
+		init->cap.max_recv_sge = 1;
+	}
 
 	if (ch->using_rdma_cm) {
 		ret = rdma_create_qp(ch->rdma_cm_id, sdev->pd, init);
@@ -354,7 +402,7 @@ out:
 
 /**
  * srpt_ch_post_recvs() - post every receive buffer of the channel
- * @ch: the channel, its QP in INIT or later
+ * @ch: the channel, its QP in INIT or later (nothing to do with an SRQ)
  *
  * Return: 0 or the errno of the first failed post.
  */
@@ -363,6 +411,8 @@ int srpt_ch_post_recvs(struct srpt_channel *ch)
 	u32 i;
 	int ret;
 
+	if (ch->use_srq)
+		return 0;
 	for (i = 0; i < ch->rq_size; i++) {
 		ret = srpt_post_recv(ch, &ch->recv_ring[i]);
 		if (ret)
@@ -582,6 +632,29 @@ void srpt_ch_free(struct srpt_channel *ch)
 }
 
 /**
+ * srpt_ch_return_srq_bufs() - repost SRQ buffers a dead channel still holds
+ * @ch: the channel, drained, with every command finished
+ *
+ * Requests that waited for a command context keep their buffer; for an SRQ
+ * buffer that would shrink the device's SRQ, so it is given back here.
+ */
+static void srpt_ch_return_srq_bufs(struct srpt_channel *ch)
+{
+	struct srpt_recv_ioctx *r, *tmp;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&ch->lock, flags);
+	list_splice_init(&ch->wait_list, &list);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	list_for_each_entry_safe(r, tmp, &list, wait_entry) {
+		list_del_init(&r->wait_entry);
+		if (r->sdev)
+			srpt_post_recv(ch, r);
+	}
+}
+
+/**
  * srpt_ch_release_work() - tear a closed channel down
  * @work: the channel's release_work
  *
@@ -619,6 +692,8 @@ static void srpt_ch_release_work(struct work_struct *work)
 	target_wait_for_sess_cmds(ch->sess);
 	target_remove_session(ch->sess);
 	ch->sess = NULL;
+
+	srpt_ch_return_srq_bufs(ch);
 
 	/* No CM callback can run for this channel after this. */
 	if (ch->using_rdma_cm) {
@@ -732,17 +807,19 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 		if (ch->tpg != tpg)
 			continue;
 		n = scnprintf(page + len, PAGE_SIZE - len,
-			      "%s state=%s cm=%s qp=0x%x credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld vector=%d\n",
+			      "%s state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld vector=%d\n",
 			      ch->sess_name, srpt_ch_state_name[ch->state],
 			      ch->using_rdma_cm ? "rdma" : "ib", ch->qp_num,
-			      ch->req_lim, ch->req_lim_delta,
+			      ch->use_srq, ch->req_lim, ch->req_lim_delta,
 			      atomic64_read(&ch->stats.cmds),
 			      atomic64_read(&ch->stats.imm_cmds),
 			      atomic64_read(&ch->stats.bytes_in),
 			      atomic64_read(&ch->stats.bytes_out),
 			      atomic64_read(&ch->stats.malformed),
 			      atomic64_read(&ch->stats.rdma_errors),
-			      atomic64_read(&ch->stats.tmfs), ch->comp_vector);
+			      atomic64_read(&ch->stats.tmfs),
+			      atomic64_read(&ch->stats.over_credit),
+			      ch->comp_vector);
 		if (len + n >= PAGE_SIZE - 1)
 			break;
 		len += n;

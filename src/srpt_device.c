@@ -191,6 +191,12 @@ static void srpt_remove_one(struct ib_device *ib_dev, void *client_data)
 	for (i = 0; i < sdev->nports; i++)
 		cancel_work_sync(&sdev->ports[i].refresh_work);
 
+	if (sdev->srq) {
+		ib_destroy_srq(sdev->srq);
+		srpt_free_recv_bufs(ib_dev, sdev->srq_ring, sdev->srq_size);
+		kvfree(sdev->srq_ring);
+	}
+
 	ib_dealloc_pd(sdev->pd);
 	pr_info("%s: removed\n", dev_name(&ib_dev->dev));
 	kfree(sdev);
@@ -271,6 +277,74 @@ struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev,
 void srpt_port_unlock(void)
 {
 	mutex_unlock(&srpt_dev_mutex);
+}
+
+/**
+ * srpt_device_get_srq() - create the device's SRQ if it has none yet
+ * @sdev: the device; the caller holds the device list mutex (login path)
+ *
+ * The SRQ gets srpt_srq_size buffers, capped by the device's limit.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_device_get_srq(struct srpt_device *sdev)
+{
+	struct ib_device *ib_dev = sdev->ib_dev;
+	struct ib_srq_init_attr attr = { };
+	struct ib_srq *srq;
+	u32 i, n;
+	int ret;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	if (sdev->srq)
+		return 0;
+	if (!ib_dev->attrs.max_srq_wr) {
+		pr_warn("%s: no SRQ support, use_srq=1 logins refused\n",
+			dev_name(&ib_dev->dev));
+		return -EOPNOTSUPP;
+	}
+	n = min_t(u32, srpt_srq_size, ib_dev->attrs.max_srq_wr);
+	sdev->srq_ring = kvcalloc(n, sizeof(*sdev->srq_ring), GFP_KERNEL);
+	if (!sdev->srq_ring)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		sdev->srq_ring[i].sdev = sdev;
+	ret = srpt_alloc_recv_bufs(ib_dev, sdev->srq_ring, n);
+	if (ret)
+		goto free_ring;
+
+	attr.attr.max_wr = n;
+	attr.attr.max_sge = 1;
+	attr.srq_type = IB_SRQT_BASIC;
+	srq = ib_create_srq(sdev->pd, &attr);
+	if (IS_ERR(srq)) {
+		ret = PTR_ERR(srq);
+		goto free_bufs;
+	}
+	sdev->srq = srq;
+	sdev->srq_size = n;
+
+	for (i = 0; i < n; i++) {
+		ret = srpt_post_recv(NULL, &sdev->srq_ring[i]);
+		if (ret)
+			goto destroy;
+	}
+	pr_info("%s: shared receive queue of %u buffers\n",
+		dev_name(&ib_dev->dev), n);
+	return 0;
+
+destroy:
+	ib_destroy_srq(srq);
+	sdev->srq = NULL;
+	sdev->srq_size = 0;
+free_bufs:
+	srpt_free_recv_bufs(ib_dev, sdev->srq_ring, n);
+free_ring:
+	kvfree(sdev->srq_ring);
+	sdev->srq_ring = NULL;
+	pr_err("%s: creating the SRQ failed (%d)\n", dev_name(&ib_dev->dev),
+	       ret);
+	return ret;
 }
 
 /**

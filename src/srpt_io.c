@@ -60,17 +60,18 @@ void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx)
 
 /**
  * srpt_post_recv() - post one receive buffer
- * @ch: channel
- * @r: the buffer
+ * @ch: channel owning the buffer (unused, may be NULL, for SRQ buffers)
+ * @r: the buffer; SRQ buffers go to their device's SRQ
  *
- * Return: 0 or the errno of ib_post_recv().
+ * Return: 0 or the errno of ib_post_recv()/ib_post_srq_recv().
  */
 int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 {
+	struct srpt_device *sdev = r->sdev ? r->sdev : ch->sport->sdev;
 	struct ib_sge sge = {
 		.addr = r->dma,
 		.length = srpt_max_req_size,
-		.lkey = ch->sport->sdev->pd->local_dma_lkey,
+		.lkey = sdev->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe = &r->cqe,
@@ -78,6 +79,8 @@ int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 		.num_sge = 1,
 	};
 
+	if (r->sdev)
+		return ib_post_srq_recv(r->sdev->srq, &wr, NULL);
 	return ib_post_recv(ch->qp, &wr, NULL);
 }
 
@@ -86,15 +89,17 @@ int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
  * @ch: channel
  * @r: the buffer
  *
- * Nothing is posted once the channel is closing; the buffer then stays
- * idle until the ring is freed.
+ * A channel's own buffer is not posted once the channel is closing (it
+ * stays idle until the ring is freed); an SRQ buffer always goes back to
+ * the SRQ, which other channels share.
  */
 static void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 {
 	unsigned long flags;
+	bool live = READ_ONCE(ch->state) < SRPT_CH_DISCONNECTING;
 	int ret;
 
-	if (READ_ONCE(ch->state) >= SRPT_CH_DISCONNECTING)
+	if (!live && !r->sdev)
 		return;
 	ret = srpt_post_recv(ch, r);
 	if (ret) {
@@ -103,6 +108,8 @@ static void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 		srpt_ch_close(ch, "receive post failed");
 		return;
 	}
+	if (!live)
+		return;
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->req_lim_delta++;
 	spin_unlock_irqrestore(&ch->lock, flags);
@@ -682,6 +689,35 @@ void srpt_wait_work(struct work_struct *work)
 }
 
 /**
+ * srpt_over_credit() - a request the initiator had no credit for
+ * @ch: channel
+ * @r: receive buffer (an SRQ buffer: with its own ring a channel cannot
+ *	receive more requests than it has credits)
+ *
+ * The request is answered with BUSY when a command context is free and
+ * dropped otherwise, counted either way; it is never queued.
+ */
+static void srpt_over_credit(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
+{
+	struct srpt_send_ioctx *ioctx = NULL;
+	u64 tag = 0;
+
+	atomic64_inc(&ch->stats.over_credit);
+	pr_warn_ratelimited("%s: request beyond the credit limit\n",
+			    ch->sess_name);
+	if (r->byte_len >= 16) {
+		memcpy(&tag, (u8 *)r->buf + 8, sizeof(tag));
+		tag = be64_to_cpu((__force __be64)tag);
+		if (*(u8 *)r->buf == SRPT_OP_CMD)
+			ioctx = srpt_get_ioctx(ch);
+	}
+	/* Reposting gives the initiator back the credit the response returns. */
+	srpt_repost_recv(ch, r);
+	if (ioctx)
+		srpt_send_error_rsp(ioctx, tag, SAM_STAT_BUSY, 0, 0, 0, -1);
+}
+
+/**
  * srpt_recv_done() - completion of a receive
  * @cq: completion queue
  * @wc: work completion; wr_cqe is the buffer's cqe
@@ -690,11 +726,14 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_recv_ioctx *r =
 		container_of(wc->wr_cqe, struct srpt_recv_ioctx, cqe);
-	struct srpt_channel *ch = r->ch;
+	struct srpt_channel *ch = r->sdev ? wc->qp->qp_context : r->ch;
 	unsigned long flags;
-	bool wait;
+	bool wait, over;
 
+	r->ch = ch;
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (r->sdev)
+			srpt_repost_recv(ch, r);
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("%s: receive failed: %s\n",
 					    ch->sess_name,
@@ -709,12 +748,19 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	r->byte_len = wc->byte_len;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	ch->req_lim--;
-	wait = ch->state != SRPT_CH_LIVE || !list_empty(&ch->wait_list);
+	over = --ch->req_lim < 0;
+	if (over)
+		ch->req_lim++;	/* not a credit the initiator had */
+	wait = !over && (ch->state != SRPT_CH_LIVE ||
+			 !list_empty(&ch->wait_list));
 	if (wait)
 		list_add_tail(&r->wait_entry, &ch->wait_list);
 	spin_unlock_irqrestore(&ch->lock, flags);
 
+	if (unlikely(over)) {
+		srpt_over_credit(ch, r);
+		return;
+	}
 	if (!wait && !srpt_handle_iu(ch, r)) {
 		spin_lock_irqsave(&ch->lock, flags);
 		list_add_tail(&r->wait_entry, &ch->wait_list);
