@@ -867,6 +867,26 @@ void srpt_close_session(struct se_session *se_sess)
 }
 
 /**
+ * srpt_rsp_posted() - finish a LIO response callback
+ * @ioctx: the command
+ * @ret: what srpt_post_rsp() returned
+ *
+ * -ENOMEM (send queue full) goes back to LIO, which retries the callback.
+ * After any other failure no completion will come for the command, so the
+ * reference the completion would have dropped is dropped here.
+ *
+ * Return: -ENOMEM or 0.
+ */
+static int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
+{
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		target_put_sess_cmd(&ioctx->cmd);
+	return 0;
+}
+
+/**
  * srpt_write_pending() - LIO wants the data of a write
  * @se_cmd: the command
  *
@@ -922,7 +942,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 
 	srpt_rsp_from_cmd(ioctx, &a);
 	ret = srpt_post_rsp(ioctx, &a, ioctx->n_rw > 0);
-	return ret == -ENOMEM ? -ENOMEM : 0;
+	return srpt_rsp_posted(ioctx, ret);
 }
 
 /**
@@ -946,7 +966,7 @@ int srpt_queue_status(struct se_cmd *se_cmd)
 	}
 	srpt_rsp_from_cmd(ioctx, &a);
 	ret = srpt_post_rsp(ioctx, &a, false);
-	return ret == -ENOMEM ? -ENOMEM : 0;
+	return srpt_rsp_posted(ioctx, ret);
 }
 
 /**
@@ -984,8 +1004,12 @@ void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
 		.resp_code = srpt_tmr_rsp_code(se_cmd->se_tmr_req->response),
 	};
 
-	if (srpt_post_rsp(ioctx, &a, false))
-		transport_generic_free_cmd(se_cmd, 0);
+	/* LIO does not retry queue_tm_rsp: a failure drops the response. */
+	if (srpt_post_rsp(ioctx, &a, false)) {
+		pr_warn_ratelimited("%s: TMF response for tag 0x%llx dropped\n",
+				    ioctx->ch->sess_name, ioctx->tag);
+		target_put_sess_cmd(se_cmd);
+	}
 }
 
 void srpt_aborted_task(struct se_cmd *se_cmd)
