@@ -273,9 +273,15 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 	attrs = &cm_id->device->attrs;
 	rep.private_data = l->rsp;
 	rep.private_data_len = l->rsp_len;
-	rep.responder_resources = min_t(u8, req_param->initiator_depth,
+	/*
+	 * The CM reports the depths from our side already: initiator_depth
+	 * is how many RDMA READs we may have outstanding (the initiator's
+	 * responder resources).  The target issues READs, so this must not
+	 * be 0.
+	 */
+	rep.responder_resources = min_t(u8, req_param->responder_resources,
 					attrs->max_qp_rd_atom);
-	rep.initiator_depth = min_t(u8, req_param->responder_resources,
+	rep.initiator_depth = min_t(u8, req_param->initiator_depth,
 				    attrs->max_qp_init_rd_atom);
 	rep.flow_control = 1;
 	rep.rnr_retry_count = 7;
@@ -469,9 +475,10 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 	rep.starting_psn = get_random_u32() & 0xffffff;
 	rep.private_data = l->rsp;
 	rep.private_data_len = l->rsp_len;
-	rep.responder_resources = min_t(u8, req->initiator_depth,
+	/* Depths as seen from our side, see srpt_rdma_cm_req(). */
+	rep.responder_resources = min_t(u8, req->responder_resources,
 					sport->sdev->ib_dev->attrs.max_qp_rd_atom);
-	rep.initiator_depth = min_t(u8, req->responder_resources,
+	rep.initiator_depth = min_t(u8, req->initiator_depth,
 				    sport->sdev->ib_dev->attrs.max_qp_init_rd_atom);
 	rep.flow_control = 1;
 	rep.rnr_retry_count = 7;
