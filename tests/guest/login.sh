@@ -76,18 +76,28 @@ srp_login() {
 	sysfs_write "$SRP_HOST/add_target" "$opts"
 }
 
-# srp_logout_all: delete every SRP remote port and wait until the SCSI hosts
-# are gone.
+# srp_hosts: the SCSI hosts of ib_srp.
+srp_hosts() {
+	local h
+	for h in /sys/class/scsi_host/host*; do
+		[[ -e $h/proc_name && $(<"$h/proc_name") == ib_srp ]] && echo "$h"
+	done
+	return 0
+}
+
+# srp_logout_all: delete every SRP remote port and wait until ib_srp's SCSI
+# hosts are gone (ib_srp forgets a target only then: logging in again
+# before that is refused as "Already connected").
 srp_logout_all() {
 	local p i
 	for p in /sys/class/srp_remote_ports/*/delete; do
 		[[ -e $p ]] && echo 1 >"$p"
 	done
-	for ((i = 0; i < 100; i++)); do
-		compgen -G '/sys/class/srp_remote_ports/*' >/dev/null || return 0
+	for ((i = 0; i < 200; i++)); do
+		[[ -z $(srp_hosts) ]] && return 0
 		nap 0.1
 	done
-	echo "SRP remote ports still present" >&2
+	echo "SRP hosts still present: $(srp_hosts)" >&2
 	return 1
 }
 
