@@ -34,7 +34,8 @@ tgt_dir() { echo "$CFS_SRPT/0x$(port_gid)/tpgt_1"; }
 # create target, ramdisk LUN and the ACL (default: the local initiator, in
 # targetcli's ib.<port ID> form), set TPG attributes, enable.
 srp_target_up() {
-	local acl=${1:-ib.$(initiator_id)} a
+	local acl=${1:-} a
+	[[ -n $acl ]] || acl=ib.$(initiator_id)
 	shift || true
 	srp_target_down # leftovers of a failed case
 	srpt_loaded || load_srpt rdma_cm_port=$SRP_PORT || return 1
@@ -287,6 +288,31 @@ case_iu_too_large() {
 	check rmmod ib_srpt
 }
 
+case_use_srq() {
+	local d
+	check srp_target_up "" use_srq=1
+	check srp_login ch_count=2
+	d=$(srp_disk) || fail "no disk with use_srq=1"
+	check wait_channels 2
+	channels
+	[[ $(channels | grep -c ' srq=1 ') == 2 ]] || fail "channels do not use the SRQ"
+	dmesg_here | grep -q 'shared receive queue of' || fail "no SRQ created"
+	dmesg_here | grep -q 'immediate data off' ||
+		fail "immediate data negotiated on an SRQ channel"
+	check fio_verify "$d" srq4k --direct=1 --rw=randwrite --bs=4k --size=16M \
+		--iodepth=32
+	check fio_verify "$d" srqmix --direct=1 --rw=randwrite --bsrange=512-256k \
+		--size=16M --iodepth=8
+	[[ $(counter over_credit) == 0 ]] || fail "requests beyond the credit limit"
+	check srp_target_down
+	# The SRQ lives until the device goes; a later use_srq=0 login works.
+	check srp_target_up
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk after going back to use_srq=0"
+	check sg_turs "$d"
+	check srp_target_down
+}
+
 case_saveconfig() {
 	local d cfg=/tmp/srpt-saveconfig.json
 	check srp_target_up
@@ -310,5 +336,6 @@ run_login_cases() {
 	run_case relogin case_relogin
 	run_case acl_reject case_acl_reject
 	run_case iu_too_large case_iu_too_large
+	run_case use_srq case_use_srq
 	run_case saveconfig case_saveconfig
 }
