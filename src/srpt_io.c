@@ -38,6 +38,7 @@
 
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r);
 
 static inline struct srpt_send_ioctx *srpt_ioctx(struct se_cmd *se_cmd)
 {
@@ -91,12 +92,14 @@ int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
  *
  * A channel's own buffer is not posted once the channel is closing (it
  * stays idle until the ring is freed); an SRQ buffer always goes back to
- * the SRQ, which other channels share.
+ * the SRQ, which other channels share.  The buffer's IU must still be in
+ * it: its opcode says whether reposting returns a credit.
  */
 static void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 {
 	unsigned long flags;
 	bool live = READ_ONCE(ch->state) < SRPT_CH_DISCONNECTING;
+	bool credit = srpt_iu_uses_credit(r);
 	int ret;
 
 	if (!live && !r->sdev)
@@ -108,7 +111,7 @@ static void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 		srpt_ch_close(ch, "receive post failed");
 		return;
 	}
-	if (!live)
+	if (!live || !credit)
 		return;
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->req_lim_delta++;
@@ -689,6 +692,23 @@ void srpt_wait_work(struct work_struct *work)
 }
 
 /**
+ * srpt_iu_uses_credit() - does a received IU spend one of the initiator's
+ * credits?
+ * @r: the receive buffer, byte_len set
+ *
+ * SRP_CRED_RSP and SRP_AER_RSP answer the target's own requests and are not
+ * counted against req_lim; everything else is.
+ *
+ * Return: true if the IU spends a credit.
+ */
+static bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r)
+{
+	u8 opcode = r->byte_len ? *(u8 *)r->buf : 0xff;
+
+	return opcode != SRPT_OP_CRED_RSP && opcode != SRPT_OP_AER_RSP;
+}
+
+/**
  * srpt_over_credit() - a request the initiator had no credit for
  * @ch: channel
  * @r: receive buffer (an SRQ buffer: with its own ring a channel cannot
@@ -732,8 +752,10 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	r->ch = ch;
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (r->sdev)
-			srpt_repost_recv(ch, r);
+		/* Nothing was received, so no credit: just refill the SRQ. */
+		if (r->sdev && srpt_post_recv(ch, r))
+			pr_warn_ratelimited("%s: SRQ repost failed\n",
+					    dev_name(&r->sdev->ib_dev->dev));
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("%s: receive failed: %s\n",
 					    ch->sess_name,
@@ -748,9 +770,10 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	r->byte_len = wc->byte_len;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	over = --ch->req_lim < 0;
-	if (over)
-		ch->req_lim++;	/* not a credit the initiator had */
+	/* Responses to target requests cost the initiator no credit. */
+	if (srpt_iu_uses_credit(r))
+		ch->req_lim--;
+	over = ch->req_lim < 0;
 	wait = !over && (ch->state != SRPT_CH_LIVE ||
 			 !list_empty(&ch->wait_list));
 	if (wait)
