@@ -6,7 +6,7 @@
 #   make install / uninstall          into /lib/modules/$KVER/updates + depmod
 #   make dkms-install / dkms-remove   register with DKMS for every kernel
 #   make style                        checkpatch --strict on our sources
-#   make unit                         userspace unit tests (CMake + CTest)
+#   make unit                         unit tests and the C++ SRP test client
 #   make clean
 #
 # Objects for each kernel go to build/$KVER/, so builds for several kernels
@@ -95,7 +95,12 @@ style: $(CHECKPATCH)
 		--ignore FILE_PATH_CHANGES \
 		-f $(KSOURCES)
 
+# Unit tests: the pure SRP code (tests/unit) and the C++ SRP test client
+# (tests/client, which also builds the srp-conformance tool).
 unit:
 	cmake -S $(PROJECT)/tests/unit -B $(PROJECT)/build/unit
 	cmake --build $(PROJECT)/build/unit -j2
 	ctest --test-dir $(PROJECT)/build/unit --output-on-failure
+	cmake -S $(PROJECT)/tests/client -B $(PROJECT)/build/client
+	cmake --build $(PROJECT)/build/client -j2
+	ctest --test-dir $(PROJECT)/build/client --output-on-failure

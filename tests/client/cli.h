@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Command line of srp-conformance. Parsing is a pure function so that the
+// unit tests can check it.
+#ifndef SRP_CLIENT_CLI_H
+#define SRP_CLIENT_CLI_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace srp {
+
+struct Options {
+  std::string host;  // --target HOST:PORT
+  std::string port;
+  uint64_t id_ext = 0;                  // --id-ext HEX
+  uint64_t ioc_guid = 0;                // --ioc-guid HEX
+  uint64_t initiator_ext = 0;           // --initiator-ext HEX
+  std::vector<std::string> case_globs;  // --cases GLOB,...
+  bool list = false;                    // --list
+  bool list_markdown = false;           // --list-markdown (the docs table)
+  uint64_t seed = 0;                    // --seed N
+  bool seed_given = false;
+  uint64_t iterations = 1;  // --iterations N
+  bool iterations_given = false;
+  uint64_t fuzz_from = 0;            // --fuzz-from N (first fuzz iteration)
+  bool fuzz = false;                 // --fuzz
+  std::string json_path;             // --json FILE
+  uint32_t timeout_ms = 5000;        // --timeout-ms N
+  uint64_t lun = 0;                  // --lun N
+  bool verbose = false;              // --verbose
+  bool help = false;                 // --help
+  bool acl_denied = false;           // --acl-denied
+  bool no_write = false;             // --no-write
+  uint32_t it_iu_len = 8260;         // --it-iu-len N
+  uint32_t target_max_it_iu = 8260;  // --target-max-it-iu N
+  size_t data_size = 4u << 20;       // --data-size N (registered bytes)
+};
+
+struct ParseResult {
+  std::optional<Options> options;  // set on success
+  std::string error;               // set on failure
+};
+
+// Parses argv[1..] (without the program name).
+ParseResult parse_args(const std::vector<std::string> &args);
+
+// "HOST:PORT" or "[IPv6]:PORT".
+bool split_host_port(const std::string &s, std::string *host,
+                     std::string *port);
+// Hexadecimal with or without 0x, at most 16 digits, ':' separators
+// (GUID notation xxxx:xxxx:xxxx:xxxx) allowed.
+std::optional<uint64_t> parse_hex64(const std::string &s);
+// Decimal or 0x-hexadecimal.
+std::optional<uint64_t> parse_u64(const std::string &s);
+
+// Shell-style glob: '*' any run, '?' one character.
+bool glob_match(const std::string &pattern, const std::string &text);
+
+std::string usage();
+
+}  // namespace srp
+
+#endif  // SRP_CLIENT_CLI_H

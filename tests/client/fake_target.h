@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//
+// Unit tests only: an in-process model of a conforming SRP target behind the
+// Connector/Channel interface. It answers synchronously (every response is
+// queued before send() returns), so waits never block. It is the test
+// suite's own model of the protocol, not the target's code; fault switches
+// make it misbehave so that tests can check that cases notice.
+#ifndef SRP_CLIENT_FAKE_TARGET_H
+#define SRP_CLIENT_FAKE_TARGET_H
+
+#include <deque>
+#include <map>
+#include <vector>
+
+#include "transport.h"
+
+namespace srp::test {
+
+struct FakeConfig {
+  PortId target_port_id{};
+  uint32_t max_req_size = 8260;
+  uint32_t max_ti_iu_len = 256;
+  int32_t credits = 16;
+  bool immediate = true;
+  bool exact_private_data = false;  // iWARP-like
+  bool acl_allows = true;
+  uint32_t block_size = 512;
+  uint64_t blocks = 8192;
+  uint64_t lun = 0;
+
+  // Faults.
+  bool accept_bad_task_attr = false;  // executes task attribute 3
+  bool drop_unknown_tmf = false;      // no response to undefined TMFs
+  bool close_on_unknown_opcode = false;
+  bool lose_credit_on_malformed = false;  // keeps the buffer of a bad cmd
+  bool single_keeps_others = false;       // SINGLE does not terminate
+};
+
+class FakeChannel;
+
+class FakeTarget : public Connector {
+ public:
+  explicit FakeTarget(FakeConfig c) : cfg_(c) {}
+  ConnectResult connect(const Bytes &private_data, size_t data_size,
+                        Deadline deadline) override;
+  bool exact_private_data_length() const override {
+    return cfg_.exact_private_data;
+  }
+  uint64_t local_interface_id() const override { return 0x0002c9030004a1b2ull; }
+
+  const FakeConfig &cfg() const { return cfg_; }
+  std::vector<uint8_t> &disk() { return disk_; }
+  size_t live_channels() const { return channels_.size(); }
+  unsigned logins() const { return logins_; }
+
+ private:
+  friend class FakeChannel;
+  void remove(FakeChannel *c);
+
+  FakeConfig cfg_;
+  std::vector<uint8_t> disk_;
+  std::vector<FakeChannel *> channels_;
+  unsigned logins_ = 0;
+  uint32_t next_rkey_ = 0x1000;
+};
+
+class FakeChannel : public Channel {
+ public:
+  FakeChannel(FakeTarget &t, size_t data_size, const PortId &ini,
+              uint32_t max_it, bool imm, uint16_t imm_off, uint32_t rkey);
+  ~FakeChannel() override;
+
+  bool start(uint32_t size, uint32_t count, std::string *why) override;
+  uint8_t *data() override { return data_.data(); }
+  size_t data_size() const override { return data_.size(); }
+  uint64_t data_va(size_t offset) const override;
+  uint32_t data_rkey() const override { return rkey_; }
+  bool send(ByteView iu, std::string *why) override;
+  std::optional<Event> next_event(Deadline deadline) override;
+  void disconnect(Deadline deadline) override;
+
+  const PortId &initiator() const { return ini_; }
+  // The target closes the channel (as after SINGLE or an error).
+  void close(const std::string &why);
+
+ private:
+  struct Desc {
+    uint64_t va;
+    uint32_t key, len;
+  };
+  void handle(const Bytes &iu);
+  void handle_cmd(const Bytes &iu);
+  void handle_tmf(const Bytes &iu);
+  void respond(uint64_t tag, uint8_t status, const Bytes &sense, int resp_code,
+               uint8_t flags, uint32_t out_res, uint32_t in_res);
+  void check_condition(uint64_t tag, uint8_t key, uint8_t asc, uint8_t ascq);
+  bool rdma(const std::vector<Desc> &d, Bytes &buf, bool to_initiator);
+
+  FakeTarget &t_;
+  std::vector<uint8_t> data_;
+  PortId ini_;
+  uint32_t max_it_;
+  bool imm_;
+  uint16_t imm_off_;
+  uint32_t rkey_;
+  int32_t req_lim_;
+  int32_t delta_ = 0;
+  bool closed_ = false;
+  bool ua_ = false;
+  std::deque<Event> q_;
+};
+
+}  // namespace srp::test
+
+#endif  // SRP_CLIENT_FAKE_TARGET_H

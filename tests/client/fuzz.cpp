@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "fuzz.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+#include "case_util.h"
+
+namespace srp::fuzz {
+
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
+std::string hexv(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+bool protected_cmd_byte(size_t pos) {
+  return (pos >= 8 && pos < 16) || (pos >= 20 && pos < 28) ||
+         (pos >= 32 && pos < 48);
+}
+
+}  // namespace
+
+uint64_t iteration_seed(uint64_t seed, uint64_t iteration) {
+  return splitmix64(seed ^ splitmix64(iteration + 1));
+}
+
+// Rejection sampling on the raw engine output: unlike the standard
+// distributions, the result is the same with every C++ library.
+uint64_t Mutator::below(uint64_t n) {
+  if (n <= 1) return 0;
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  uint64_t x;
+  do {
+    x = rng_();
+  } while (x >= limit);
+  return x % n;
+}
+
+size_t Mutator::cmd_position(size_t len) {
+  for (int tries = 0; tries < 64; tries++) {
+    const size_t pos = static_cast<size_t>(below(len));
+    if (!protected_cmd_byte(pos)) return pos;
+  }
+  return 0;
+}
+
+std::vector<std::string> Mutator::mutate_cmd(Bytes &iu, size_t max_len) {
+  const Bytes orig = iu;
+  static const uint8_t kBytes[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x0f,
+                                   0x10, 0x7f, 0x80, 0xfe, 0xff};
+  static const uint8_t kFmts[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x10, 0x20,
+                                  0x30, 0x40, 0x11, 0x12, 0x21, 0x33, 0xff};
+  static const uint8_t kCounts[] = {0, 1, 2, 3, 4, 8, 16, 0x7f, 0xff};
+  static const uint8_t kAddCdb[] = {0, 1, 2, 3, 4, 8, 16, 64, 252, 255};
+  std::vector<std::string> ops;
+  const unsigned n = 1 + static_cast<unsigned>(below(3));
+  for (unsigned k = 0; k < n; k++) {
+    const size_t len = iu.size();
+    switch (below(12)) {
+      case 0:
+      case 1: {  // bit flip
+        if (!len) break;
+        const size_t pos = cmd_position(len);
+        const unsigned bit = static_cast<unsigned>(below(8));
+        iu[pos] ^= static_cast<uint8_t>(1u << bit);
+        ops.push_back("flip byte " + num(pos) + " bit " + num(bit));
+        break;
+      }
+      case 2: {  // byte set
+        if (!len) break;
+        const size_t pos = cmd_position(len);
+        const uint8_t v = below(4) == 0 ? static_cast<uint8_t>(below(256))
+                                        : kBytes[below(sizeof(kBytes))];
+        iu[pos] = v;
+        ops.push_back("byte " + num(pos) + " = " + hexv(v));
+        break;
+      }
+      case 3: {  // truncate
+        if (!len) break;
+        const size_t nl = static_cast<size_t>(below(len));
+        iu.resize(nl);
+        ops.push_back("truncate to " + num(nl));
+        break;
+      }
+      case 4: {  // extend
+        size_t add = 1 + static_cast<size_t>(below(64));
+        if (len + add > max_len) add = max_len > len ? max_len - len : 0;
+        if (!add) break;
+        const bool random = below(2) != 0;
+        for (size_t i = 0; i < add; i++)
+          iu.push_back(random ? static_cast<uint8_t>(below(256)) : 0);
+        ops.push_back("extend by " + num(add) + (random ? " random" : " zero") +
+                      " bytes");
+        break;
+      }
+      case 5:  // buf_fmt
+        if (len > 5) {
+          iu[5] = kFmts[below(sizeof(kFmts))];
+          ops.push_back("buf_fmt = " + hexv(iu[5]));
+        }
+        break;
+      case 6: {  // descriptor counts
+        const size_t pos = 6 + static_cast<size_t>(below(2));
+        if (len > pos) {
+          iu[pos] = kCounts[below(sizeof(kCounts))];
+          ops.push_back(std::string(pos == 6 ? "data_out" : "data_in") +
+                        "_desc_cnt = " + num(iu[pos]));
+        }
+        break;
+      }
+      case 7:  // add_cdb_len
+        if (len > 31) {
+          iu[31] = kAddCdb[below(sizeof(kAddCdb))];
+          ops.push_back("add_cdb_len = " + num(iu[31]));
+        }
+        break;
+      case 8:
+      case 9: {  // a length field: imm len / direct len / table len / total
+        static const size_t kOffs[] = {48, 60, 64};
+        const size_t off = kOffs[below(3)];
+        if (len < off + 4) break;
+        const uint32_t vals[] = {0,
+                                 1,
+                                 0xffffffffu,
+                                 0x80000000u,
+                                 0xfffffff0u,
+                                 static_cast<uint32_t>(len),
+                                 static_cast<uint32_t>(len + 1),
+                                 static_cast<uint32_t>(below(65536))};
+        const uint32_t v = vals[below(8)];
+        put_be32(iu, off, v);
+        ops.push_back("be32 at " + num(off) + " = " + hexv(v));
+        break;
+      }
+      case 10:  // task attribute
+        if (len > 29) {
+          iu[29] = static_cast<uint8_t>(below(8) == 0 ? 0xff : below(8));
+          ops.push_back("task_attr = " + num(iu[29]));
+        }
+        break;
+      default:  // opcode
+        if (len) {
+          iu[0] = static_cast<uint8_t>(below(256));
+          ops.push_back("opcode = " + hexv(iu[0]));
+        }
+        break;
+    }
+  }
+  // A truncation followed by an extension must not change the tag, the LUN
+  // or the CDB either (a WRITE could otherwise leave the scratch area).
+  for (size_t k = 0; k < iu.size() && k < orig.size(); k++)
+    if (protected_cmd_byte(k)) iu[k] = orig[k];
+  if (ops.empty()) ops.push_back("none");
+  return ops;
+}
+
+std::vector<std::string> Mutator::mutate_login(Bytes &pd) {
+  std::vector<std::string> ops;
+  const unsigned n = 1 + static_cast<unsigned>(below(3));
+  for (unsigned k = 0; k < n; k++) {
+    const size_t len = pd.size();
+    switch (below(8)) {
+      case 0:
+        if (len) {
+          const size_t pos = static_cast<size_t>(below(len));
+          const unsigned bit = static_cast<unsigned>(below(8));
+          pd[pos] ^= static_cast<uint8_t>(1u << bit);
+          ops.push_back("flip byte " + num(pos) + " bit " + num(bit));
+        }
+        break;
+      case 1:
+        if (len) {
+          const size_t pos = static_cast<size_t>(below(len));
+          pd[pos] = static_cast<uint8_t>(below(256));
+          ops.push_back("byte " + num(pos) + " = " + hexv(pd[pos]));
+        }
+        break;
+      case 2:
+        if (len) {
+          const size_t nl = static_cast<size_t>(below(len));
+          pd.resize(nl);
+          ops.push_back("truncate to " + num(nl));
+        }
+        break;
+      case 3:
+        if (len >= 16) {
+          const uint32_t vals[] = {
+              0,      63,          64,
+              65,     8260,        262144,
+              262145, 0xffffffffu, static_cast<uint32_t>(below(1u << 20))};
+          const uint32_t v = vals[below(9)];
+          put_be32(pd, 12, v);
+          ops.push_back("req_it_iu_len = " + num(v));
+        }
+        break;
+      case 4:
+        if (len >= 10) {
+          const uint16_t vals[] = {
+              0, 1, 2, 4, 6, 8, 0xffff, static_cast<uint16_t>(below(65536))};
+          const uint16_t v = vals[below(8)];
+          put_be16(pd, 8, v);
+          ops.push_back("req_buf_fmt = " + hexv(v));
+        }
+        break;
+      case 5:
+        if (len >= 11) {
+          const uint8_t vals[] = {0, 1, 2, 3, 0x80, 0x81, 0x82, 0x83, 0xff};
+          pd[10] = vals[below(9)];
+          ops.push_back("req_flags = " + hexv(pd[10]));
+        }
+        break;
+      case 6:
+        if (len >= 50) {
+          const uint16_t vals[] = {
+              0,  4,    51,     52,
+              68, 8260, 0xffff, static_cast<uint16_t>(below(65536))};
+          const uint16_t v = vals[below(8)];
+          put_be16(pd, 48, v);
+          ops.push_back("imm_data_offset = " + num(v));
+        }
+        break;
+      default:
+        if (len >= 12) {
+          pd[11] = static_cast<uint8_t>(below(256));
+          ops.push_back("opcode = " + hexv(pd[11]));
+        }
+        break;
+    }
+  }
+  if (ops.empty()) ops.push_back("none");
+  return ops;
+}
+
+const char *base_name(Base b) {
+  switch (b) {
+    case Base::kTur:
+      return "TEST UNIT READY";
+    case Base::kInquiry:
+      return "INQUIRY, direct";
+    case Base::kReadDirect:
+      return "READ(16), direct";
+    case Base::kReadIndirect:
+      return "READ(16), 3-descriptor indirect";
+    case Base::kWriteDirect:
+      return "WRITE(16), direct";
+    case Base::kWriteIndirect:
+      return "WRITE(16), 3-descriptor indirect";
+    case Base::kWriteImmediate:
+      return "WRITE(16), immediate";
+  }
+  return "?";
+}
+
+Bytes make_base(Base b, const BaseParams &p) {
+  const uint32_t bs = std::max<uint32_t>(p.block_size, 1);
+  const uint32_t n = std::max<uint32_t>(1, 4096 / bs);
+  const uint32_t len = n * bs;
+  auto three = [&](uint32_t total) {
+    std::vector<DirectDesc> d;
+    const uint32_t chunk = total / 3;
+    for (uint32_t i = 0; i < 3; i++)
+      d.push_back({p.data_va + i * (uint64_t(chunk) + 4096), p.rkey,
+                   i == 2 ? total - 2 * chunk : chunk});
+    return d;
+  };
+  CmdBuilder c;
+  c.tag(p.tag).lun(p.lun);
+  switch (b) {
+    case Base::kTur:
+      c.cdb(cdb::test_unit_ready());
+      break;
+    case Base::kInquiry:
+      c.cdb(cdb::inquiry(96)).direct(DataDir::kIn, {p.data_va, p.rkey, 96});
+      break;
+    case Base::kReadDirect:
+      c.cdb(cdb::read16(0, n)).direct(DataDir::kIn, {p.data_va, p.rkey, len});
+      break;
+    case Base::kReadIndirect:
+      c.cdb(cdb::read16(0, n)).indirect(DataDir::kIn, three(len));
+      break;
+    case Base::kWriteDirect:
+      c.cdb(cdb::write16(p.scratch_lba, n))
+          .direct(DataDir::kOut, {p.data_va, p.rkey, len});
+      break;
+    case Base::kWriteIndirect:
+      c.cdb(cdb::write16(p.scratch_lba, n)).indirect(DataDir::kOut, three(len));
+      break;
+    case Base::kWriteImmediate: {
+      const uint32_t room = p.max_it_iu_len > p.imm_data_offset
+                                ? p.max_it_iu_len - p.imm_data_offset
+                                : 0;
+      const uint32_t m = std::min(n, room / bs);
+      if (m == 0) {
+        c.cdb(cdb::test_unit_ready());
+        break;
+      }
+      c.cdb(cdb::write16(p.scratch_lba, m))
+          .immediate(pattern(size_t(m) * bs, p.tag), p.imm_data_offset);
+      break;
+    }
+  }
+  return c.build();
+}
+
+std::string Step::describe() const {
+  std::string s = login ? "login request" : std::string(base_name(base));
+  s += "; mutations:";
+  for (const auto &o : ops) s += " [" + o + "]";
+  s += "; " + std::to_string(bytes.size()) +
+       " bytes: " + hex(ByteView(bytes), 96);
+  return s;
+}
+
+Step plan(uint64_t seed, uint64_t iteration, const BaseParams &p,
+          const Bytes &login_pd) {
+  Mutator m(iteration_seed(seed, iteration));
+  Step st;
+  st.login = m.below(100) < 15;
+  if (st.login) {
+    st.bytes = login_pd;
+    st.ops = m.mutate_login(st.bytes);
+    return st;
+  }
+  std::vector<Base> bases = {Base::kTur, Base::kInquiry, Base::kReadDirect,
+                             Base::kReadIndirect};
+  if (p.allow_write) {
+    bases.push_back(Base::kWriteDirect);
+    bases.push_back(Base::kWriteIndirect);
+    if (p.immediate) bases.push_back(Base::kWriteImmediate);
+  }
+  st.base = bases[m.below(bases.size())];
+  st.bytes = make_base(st.base, p);
+  st.ops = m.mutate_cmd(st.bytes, p.max_it_iu_len + 64);
+  return st;
+}
+
+CaseResult run(Context &ctx, std::ostream &out) {
+  const Options &o = ctx.opt();
+  const uint64_t seed =
+      o.seed_given
+          ? o.seed
+          : static_cast<uint64_t>(Clock::now().time_since_epoch().count());
+  const uint64_t first = o.fuzz_from;
+  const uint64_t last = first + o.iterations;
+  out << "fuzz: seed " << seed << ", iterations " << first << ".." << last - 1
+      << std::endl;
+
+  CaseResult res;
+  res.name = "fuzz";
+  res.expected =
+      "after every mutated IU the target answers TEST UNIT READY (after a "
+      "re-login if it closed the channel), every login request gets an "
+      "SRP_LOGIN_RSP or a well-formed SRP_LOGIN_REJ, no protocol violations";
+  const auto start = Clock::now();
+  uint64_t i = first;
+  Step st;
+  bool have_step = false;
+  try {
+    const TargetFacts &f = ctx.facts();
+    if (!o.no_write) ctx.mark_scratch_dirty();
+    std::unique_ptr<Session> s;
+    auto fresh = [&]() {
+      s.reset();
+      LoginReq r = ctx.default_login();
+      if (f.immediate) {
+        r.req_flags |= kImmedRequested;
+        r.imm_data_offset = kLinuxImmDataOffset;
+      }
+      s = ctx.login(r);
+    };
+    const Bytes login_pd = encode_login_req_rdma(ctx.default_login());
+    for (; i < last; i++) {
+      have_step = false;
+      // Events already there (e.g. a fuzzed SINGLE login terminated this
+      // channel) are taken in first.
+      if (s) s->pump_until(Clock::now());
+      if (!s || s->closed()) fresh();
+      auto make_step = [&](BaseParams &p) {
+        p.lun = encode_lun(o.lun);
+        p.tag = s->new_tag();
+        p.data_va = s->channel().data_va(0);
+        p.rkey = s->channel().data_rkey();
+        p.block_size = f.block_size;
+        p.scratch_lba = f.scratch_lba;
+        p.immediate = s->login_rsp().immediate();
+        p.imm_data_offset = s->login_req().imm_data_offset;
+        p.allow_write = !o.no_write;
+        p.max_it_iu_len = s->login_rsp().max_it_iu_len;
+        st = plan(seed, i, p, login_pd);
+        have_step = true;
+      };
+      BaseParams p;
+      make_step(p);
+      ctx.log("fuzz " + std::to_string(i) + ": " + st.describe());
+
+      if (st.login) {
+        auto a = ctx.try_login(ctx.default_login(), &st.bytes);
+        if (a.kind == ConnectResult::Kind::kError ||
+            (a.kind == ConnectResult::Kind::kRejected && !a.rej))
+          throw Failure{"an SRP_LOGIN_RSP or a well-formed SRP_LOGIN_REJ",
+                        describe_attempt(a)};
+        if (a.rej && (a.rej->reason < kRejUnableEstablish ||
+                      a.rej->reason > kRejChannelLimit))
+          throw Failure{"a defined SRP_LOGIN_REJ reason",
+                        reject_reason_name(a.rej->reason)};
+        if (a.session) {
+          tur_ok(ctx, *a.session);
+          no_violations(*a.session);
+          a.session->disconnect();
+        }
+        continue;
+      }
+
+      std::string why;
+      if (!s->send(st.bytes, Credit::kConsume, &why)) {
+        if (!s->closed()) throw Failure{"the IU sent", "send failed: " + why};
+        // The channel went away before the IU (not because of it): log in
+        // again and send this iteration's IU on the new channel.
+        fresh();
+        make_step(p);
+        send_iu(ctx, *s, st.bytes, Credit::kConsume);
+      }
+      s->wait_rsp(p.tag, deadline_in(ctx.quiet()));
+      s->take_unclaimed();
+      no_violations(*s);
+      if (s->closed()) {
+        ctx.log("fuzz " + std::to_string(i) + ": channel closed (" +
+                s->close_reason() + "), logging in again");
+        fresh();
+      }
+      tur_ok(ctx, *s);
+      s->take_unclaimed();
+      if (o.verbose && (i - first + 1) % 100 == 0)
+        out << "fuzz: " << (i - first + 1) << " iterations done" << std::endl;
+    }
+  } catch (const Failure &fl) {
+    res.status = CaseResult::Status::kFail;
+    res.name = "fuzz.iteration_" + std::to_string(i);
+    res.iteration = i;
+    res.expected = fl.expected;
+    res.got = fl.got;
+    if (have_step) res.got += " (after " + st.describe() + ")";
+    res.got += "; reproduce with --fuzz --seed " + std::to_string(seed) +
+               " --fuzz-from " + std::to_string(i) + " --iterations 1";
+  }
+  res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (res.status == CaseResult::Status::kPass) {
+    const std::string dead = ctx.check_alive();
+    if (!dead.empty()) {
+      res.status = CaseResult::Status::kFail;
+      res.expected = "target alive after fuzzing";
+      res.got = dead + "; seed " + std::to_string(seed);
+    } else {
+      res.reason = std::to_string(o.iterations) + " iterations, seed " +
+                   std::to_string(seed);
+    }
+  }
+  return res;
+}
+
+}  // namespace srp::fuzz
