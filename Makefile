@@ -31,7 +31,7 @@ INSTALLED_KDIRS := $(wildcard /lib/modules/*/build)
 CHECKPATCH := $(PROJECT)/build/tools/checkpatch/scripts/checkpatch.pl
 
 .PHONY: all modules check-kdir clean install uninstall dkms-add dkms-install \
-	dkms-remove style unit
+	dkms-remove style unit man
 
 all: modules
 
@@ -104,3 +104,9 @@ unit:
 	cmake -S $(PROJECT)/tests/client -B $(PROJECT)/build/client
 	cmake --build $(PROJECT)/build/client -j2
 	ctest --test-dir $(PROJECT)/build/client --output-on-failure
+
+# Section-9 man pages of the kernel-doc comments in src/*.c, in
+# build/man/man9 (man -l build/man/man9/<function>.9); fails on any
+# kernel-doc warning.
+man:
+	$(PROJECT)/scripts/mkman $(PROJECT)/build/man

@@ -65,7 +65,6 @@
  * @state:	port state at the last refresh
  * @ib:		link layer is InfiniBand (IB/CM login and MADs possible)
  * @refresh_work: re-reads the attributes after an asynchronous event
- * @ib_cm_id:	IB/CM listener (InfiniBand ports only), or NULL
  */
 struct srpt_port {
 	struct srpt_device	*sdev;
@@ -77,7 +76,6 @@ struct srpt_port {
 	enum ib_port_state	state;
 	bool			ib;
 	struct work_struct	refresh_work;
-	struct ib_cm_id		*ib_cm_id;
 };
 
 /**
@@ -85,6 +83,8 @@ struct srpt_port {
  * @ib_dev:	the RDMA device
  * @pd:		protection domain for all channels of this device
  * @event_handler: asynchronous event handler (port changes)
+ * @ib_cm_id:	IB/CM listener when a port is InfiniBand, else NULL; the IB/CM
+ *		listens per device and reports the port of each REQ
  * @list:	entry in the driver's device list
  * @next_vector: completion vector of the next channel (round robin)
  * @srq:	shared receive queue for channels of use_srq portal groups,
@@ -98,6 +98,7 @@ struct srpt_device {
 	struct ib_device	*ib_dev;
 	struct ib_pd		*pd;
 	struct ib_event_handler	event_handler;
+	struct ib_cm_id		*ib_cm_id;
 	struct list_head	list;
 	atomic_t		next_vector;
 	struct ib_srq		*srq;
@@ -129,7 +130,8 @@ struct srpt_tport {
  * @tport:	target port the group belongs to
  * @tag:	portal group tag (from the directory name tpgt_<tag>)
  * @enabled:	logins accepted
- * @max_rdma_size: largest single RDMA transfer advertised (bytes)
+ * @max_rdma_size: largest single RDMA transfer, for the device-management
+ *		agent's IOControllerProfile (not advertised yet)
  * @max_rsp_size: largest target-to-initiator IU (max_ti_iu_len)
  * @sq_size:	send queue depth of each channel
  * @use_srq:	1: channels share the device's SRQ; 0: own receive rings
@@ -228,6 +230,7 @@ enum srpt_cmd_state {
  * @dir:	SRPT_DIR_* of the command
  * @tag:	initiator tag
  * @sol_not:	sol_not field of the request
+ * @is_tmf:	request is a task management function
  * @in_lio:	@cmd was handed to LIO (else freed by the send completion)
  * @rsp_wrs:	send queue entries taken by the response (and RDMA WRITEs)
  * @sense:	sense buffer for LIO
@@ -430,8 +433,8 @@ int srpt_alloc_recv_bufs(struct ib_device *ib_dev,
 int srpt_cm_init(void);
 int srpt_rdma_cm_set_port(u16 port);
 void srpt_cm_exit(void);
-int srpt_ib_cm_listen(struct srpt_port *sport);
-void srpt_ib_cm_stop(struct srpt_port *sport);
+int srpt_ib_cm_listen(struct srpt_device *sdev);
+void srpt_ib_cm_stop(struct srpt_device *sdev);
 
 /* srpt_fabric.c / srpt_configfs.c */
 extern const struct target_core_fabric_ops srpt_fabric_ops;

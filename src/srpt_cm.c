@@ -2,8 +2,10 @@
 /*
  * ib_srpt: logins over IB/CM and RDMA/CM.
  *
- * IB/CM: one listener per InfiniBand port, service ID = srpt_service_guid,
- * the T10 SRP_LOGIN_REQ (64 bytes) in the REQ private data.
+ * IB/CM: one listener per device with an InfiniBand port (the IB/CM keys
+ * listeners by device and service ID and reports the port of each REQ),
+ * service ID = srpt_service_guid, the T10 SRP_LOGIN_REQ (64 bytes) in the
+ * REQ private data.
  * RDMA/CM: one listener on the rdma_cm_port TCP port (IPv6 any-address,
  * which also takes IPv4, with an IPv4 fallback), Linux's reordered login
  * request (56 bytes) in the private data.
@@ -395,6 +397,11 @@ int srpt_rdma_cm_set_port(u16 port)
 	struct rdma_cm_id *id = NULL, *old;
 
 	mutex_lock(&srpt_rdma_listener_mutex);
+	if (port && port == srpt_get_rdma_cm_port() && srpt_rdma_listener) {
+		/* Already listening there. */
+		mutex_unlock(&srpt_rdma_listener_mutex);
+		return 0;
+	}
 	if (port) {
 		id = srpt_rdma_cm_create_listener(port);
 		if (IS_ERR(id)) {
@@ -420,14 +427,14 @@ int srpt_rdma_cm_set_port(u16 port)
  * srpt_ib_cm_req() - handle an IB/CM REQ
  * @cm_id: the new connection's id
  * @event: the event; private data is the T10 SRP_LOGIN_REQ
- * @sport: the port whose listener received it
+ * @sdev: the device whose listener received it
  *
  * Return: 0 when accepted, non-zero after a reject so that the IB/CM
  * destroys @cm_id.
  */
 static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 			  const struct ib_cm_event *event,
-			  struct srpt_port *sport)
+			  struct srpt_device *sdev)
 {
 	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
 	struct ib_cm_rep_param rep = { };
@@ -440,10 +447,9 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
-	snprintf(l->ini.desc, sizeof(l->ini.desc), "GID %pI6",
-		 req->primary_path->sgid.raw);
+	strscpy(l->ini.desc, "IB/CM initiator", sizeof(l->ini.desc));
 
-	l->sport = srpt_port_lookup_lock(sport->sdev->ib_dev, sport->port_num);
+	l->sport = srpt_port_lookup_lock(sdev->ib_dev, req->port);
 	if (!l->sport) {
 		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 		l->d.why = "RDMA device not in use";
@@ -458,8 +464,7 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 		goto unlock_reject;
 	}
 	memcpy(l->ini.port_id, l->req.initiator_port_id, 16);
-	snprintf(l->ini.desc, sizeof(l->ini.desc), "0x%16phN (GID %pI6)",
-		 l->req.initiator_port_id, req->primary_path->sgid.raw);
+	snprintf(l->ini.desc, sizeof(l->ini.desc), "0x%16phN", l->req.initiator_port_id);
 
 	tpg = srpt_login_decide_all(l, acl_name, sizeof(acl_name));
 	if (!tpg) {
@@ -477,9 +482,9 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 	rep.private_data_len = l->rsp_len;
 	/* Depths as seen from our side, see srpt_rdma_cm_req(). */
 	rep.responder_resources = min_t(u8, req->responder_resources,
-					sport->sdev->ib_dev->attrs.max_qp_rd_atom);
+					sdev->ib_dev->attrs.max_qp_rd_atom);
 	rep.initiator_depth = min_t(u8, req->initiator_depth,
-				    sport->sdev->ib_dev->attrs.max_qp_init_rd_atom);
+				    sdev->ib_dev->attrs.max_qp_init_rd_atom);
 	rep.flow_control = 1;
 	rep.rnr_retry_count = 7;
 	rep.failover_accepted = 0;
@@ -517,7 +522,7 @@ static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
 
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
-		/* A new id carries the listener's context: the port. */
+		/* A new id carries the listener's context: the device. */
 		return srpt_ib_cm_req(cm_id, event, cm_id->context);
 	case IB_CM_RTU_RECEIVED:
 	case IB_CM_USER_ESTABLISHED:
@@ -547,17 +552,17 @@ static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
 }
 
 /**
- * srpt_ib_cm_listen() - create the IB/CM listener of an InfiniBand port
- * @sport: the port
+ * srpt_ib_cm_listen() - create the IB/CM listener of a device
+ * @sdev: the device, with at least one InfiniBand port
  *
  * Return: 0 or a negative errno.
  */
-int srpt_ib_cm_listen(struct srpt_port *sport)
+int srpt_ib_cm_listen(struct srpt_device *sdev)
 {
 	struct ib_cm_id *id;
 	int ret;
 
-	id = ib_create_cm_id(sport->sdev->ib_dev, srpt_ib_cm_handler, sport);
+	id = ib_create_cm_id(sdev->ib_dev, srpt_ib_cm_handler, sdev);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
 	ret = ib_cm_listen(id, cpu_to_be64(srpt_service_guid()));
@@ -565,19 +570,19 @@ int srpt_ib_cm_listen(struct srpt_port *sport)
 		ib_destroy_cm_id(id);
 		return ret;
 	}
-	sport->ib_cm_id = id;
+	sdev->ib_cm_id = id;
 	return 0;
 }
 
 /**
- * srpt_ib_cm_stop() - destroy a port's IB/CM listener, if it has one
- * @sport: the port
+ * srpt_ib_cm_stop() - destroy a device's IB/CM listener, if it has one
+ * @sdev: the device
  */
-void srpt_ib_cm_stop(struct srpt_port *sport)
+void srpt_ib_cm_stop(struct srpt_device *sdev)
 {
-	if (sport->ib_cm_id) {
-		ib_destroy_cm_id(sport->ib_cm_id);
-		sport->ib_cm_id = NULL;
+	if (sdev->ib_cm_id) {
+		ib_destroy_cm_id(sdev->ib_cm_id);
+		sdev->ib_cm_id = NULL;
 	}
 }
 

@@ -154,11 +154,11 @@ static int srpt_add_one(struct ib_device *ib_dev)
 	for (i = 0; i < nports; i++) {
 		if (!sdev->ports[i].ib)
 			continue;
-		ret = srpt_ib_cm_listen(&sdev->ports[i]);
+		ret = srpt_ib_cm_listen(sdev);
 		if (ret)
-			pr_warn("%s port %u: no IB/CM logins (%d)\n",
-				dev_name(&ib_dev->dev), sdev->ports[i].port_num,
-				ret);
+			pr_warn("%s: no IB/CM logins (%d)\n",
+				dev_name(&ib_dev->dev), ret);
+		break;
 	}
 	pr_info("%s: added, %u port(s), node GUID 0x%016llx\n",
 		dev_name(&ib_dev->dev), nports, be64_to_cpu(ib_dev->node_guid));
@@ -183,8 +183,7 @@ static void srpt_remove_one(struct ib_device *ib_dev, void *client_data)
 	list_del(&sdev->list);
 	mutex_unlock(&srpt_dev_mutex);
 
-	for (i = 0; i < sdev->nports; i++)
-		srpt_ib_cm_stop(&sdev->ports[i]);
+	srpt_ib_cm_stop(sdev);
 	srpt_ch_close_matching(sdev, NULL, true);
 
 	ib_unregister_event_handler(&sdev->event_handler);

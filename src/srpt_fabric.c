@@ -16,6 +16,13 @@
 #include "srpt.h"
 #include "srpt_compat.h"
 
+/**
+ * srpt_tpg_get_wwn() - name of the target port of a portal group
+ * @se_tpg: the portal group
+ *
+ * Return: the target port's configfs name (GUID or 0x-GID form), which LIO
+ * also stores with persistent reservations and ALUA state.
+ */
 static char *srpt_tpg_get_wwn(struct se_portal_group *se_tpg)
 {
 	return srpt_tpg(se_tpg)->tport->name_str;

@@ -630,6 +630,8 @@ static bool srpt_handle_iu(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 		break;
 	case SRPT_OP_I_LOGOUT:
 		srpt_ch_close(ch, "SRP_I_LOGOUT from the initiator");
+		/* Gives an SRQ buffer back to the SRQ; a ring buffer stays. */
+		srpt_repost_recv(ch, r);
 		break;
 	case SRPT_OP_CRED_RSP:
 	case SRPT_OP_AER_RSP:

@@ -640,8 +640,8 @@ void srpt_cmd_err_sense(enum srpt_cmd_err e, u8 *sense_key, u8 *asc,
  * @len: number of bytes received
  * @out: receives the decoded request; zeroed first
  *
- * The function code is not validated: an unknown code must be answered with
- * FUNCTION NOT SUPPORTED, which is the caller's business.
+ * The function code is not validated: the caller answers an undefined code
+ * with response code 02h (request fields invalid).
  *
  * Return: 0 on success, -EINVAL if @len is shorter than 48 bytes.
  */
