@@ -410,6 +410,21 @@ static void srpt_send_error_rsp(struct srpt_send_ioctx *ioctx, u64 tag,
 		srpt_put_ioctx(ioctx);
 }
 
+/**
+ * srpt_unpack_lun() - LIO LUN number of an SRP LUN field
+ * @lun: the 8 LUN bytes as the parser returns them (be64_to_cpu() of the
+ *	wire bytes)
+ *
+ * Return: the LUN in LIO's flat numbering (scsilun_to_int() of the wire
+ * bytes).
+ */
+static u64 srpt_unpack_lun(u64 lun)
+{
+	__be64 wire = cpu_to_be64(lun);
+
+	return scsilun_to_int((struct scsi_lun *)&wire);
+}
+
 static int srpt_lio_task_attr(u8 attr)
 {
 	switch (attr) {
@@ -513,7 +528,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
 	ioctx->in_lio = true;
 	ret = target_init_cmd(&ioctx->cmd, ch->sess, ioctx->sense,
-			      scsilun_to_int((struct scsi_lun *)&ci.lun),
+			      srpt_unpack_lun(ci.lun),
 			      ci.data_len, srpt_lio_task_attr(ci.task_attr),
 			      dma_dir, TARGET_SCF_ACK_KREF);
 	if (ret) {
@@ -592,7 +607,7 @@ static void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
 	ioctx->in_lio = true;
 	ret = target_submit_tmr(&ioctx->cmd, ch->sess, NULL,
-				scsilun_to_int((struct scsi_lun *)&ti.lun),
+				srpt_unpack_lun(ti.lun),
 				ioctx, func, GFP_KERNEL, ti.task_tag,
 				TARGET_SCF_ACK_KREF);
 	if (ret) {

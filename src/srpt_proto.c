@@ -50,9 +50,10 @@ int srpt_login_parse(const void *pdata, size_t len,
 		if (len < sizeof(r))
 			return -EINVAL;
 		memcpy(&r, pdata, sizeof(r));
+		/* The tag is echoed even in the reject of a bad opcode. */
+		out->tag = be64_to_cpu(r.tag);
 		if (r.opcode != SRPT_OP_LOGIN_REQ)
 			return -EINVAL;
-		out->tag = be64_to_cpu(r.tag);
 		out->req_it_iu_len = be32_to_cpu(r.req_it_iu_len);
 		out->req_buf_fmt = be16_to_cpu(r.req_buf_fmt);
 		out->req_flags = r.req_flags;
@@ -66,9 +67,9 @@ int srpt_login_parse(const void *pdata, size_t len,
 		if (len < sizeof(rr))
 			return -EINVAL;
 		memcpy(&rr, pdata, sizeof(rr));
+		out->tag = be64_to_cpu(rr.tag);
 		if (rr.opcode != SRPT_OP_LOGIN_REQ)
 			return -EINVAL;
-		out->tag = be64_to_cpu(rr.tag);
 		out->req_it_iu_len = be32_to_cpu(rr.req_it_iu_len);
 		out->req_buf_fmt = be16_to_cpu(rr.req_buf_fmt);
 		out->req_flags = rr.req_flags;

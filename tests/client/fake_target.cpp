@@ -169,9 +169,12 @@ bool FakeChannel::send(ByteView iu, std::string *why) {
     close("target disconnected");
     return true;
   }
+  // Responses to target requests spend no credit (SRP r16a; ib_srp).
+  const bool response_iu =
+      !b.empty() && (b[0] == kOpCredRsp || b[0] == kOpAerRsp);
+  if (response_iu) return true;  // ignored; its buffer gives no credit
   if (--req_lim_ < 0) {
-    req_lim_++;
-    delta_++;
+    delta_++;  // the buffer is reposted; req_lim_ stays negative
     if (b.size() >= 16 && b[0] == kOpCmd)
       respond(get_be64(ByteView(b), 8), kStatusBusy, {}, -1, 0, 0, 0);
     return true;

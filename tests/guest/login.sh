@@ -30,19 +30,20 @@ initiator_id() { echo "$(gid_prefix)$(node_guid)"; }
 # tgt_dir: configfs directory of the portal group.
 tgt_dir() { echo "$CFS_SRPT/0x$(port_gid)/tpgt_1"; }
 
-# rd_backstore: the ramdisk backstore's configfs directory; created (through
-# configfs) if missing, and kept between cases.
+# rd_backstore [NAME [SIZE]]: configfs directory of a ramdisk backstore
+# (default rd_login, $LUN_SIZE); created through configfs if missing, and
+# kept between cases.
 rd_backstore() {
-	local d
-	for d in "$CFS_TARGET"/core/rd_mcp_*/rd_login; do
+	local name=${1:-rd_login} size=${2:-$LUN_SIZE} d
+	for d in "$CFS_TARGET"/core/rd_mcp_*/"$name"; do
 		[[ -d $d ]] && {
 			echo "$d"
 			return 0
 		}
 	done
-	d=$CFS_TARGET/core/rd_mcp_77/rd_login
+	d=$CFS_TARGET/core/rd_mcp_77/$name
 	mkdir -p "$d" || return 1
-	echo "rd_pages=$((${LUN_SIZE%M} * 256))" >"$d/control" || return 1
+	echo "rd_pages=$((${size%M} * 256))" >"$d/control" || return 1
 	echo 1 >"$d/enable" || return 1
 	echo "$d"
 }
@@ -70,7 +71,7 @@ srp_target_up() {
 	else
 		rd=$(rd_backstore) || return 1
 		t=$(tgt_dir)
-		acl=0x${acl#ib.}
+		[[ $acl == ib.* ]] && acl=0x${acl#ib.}
 		mkdir -p "$t/lun/lun_0" "$t/acls/$acl/lun_0" || return 1
 		ln -s "$rd" "$t/lun/lun_0/rd_login" || return 1
 		ln -s "$t/lun/lun_0" "$t/acls/$acl/lun_0/lun0" || return 1
@@ -355,6 +356,81 @@ case_saveconfig() {
 	check srp_target_down
 }
 
+# case_acl_names: node ACLs in every accepted name form are created, bad
+# names are refused with EINVAL and a message, and a login matches an ACL
+# named by the initiator's IPv4 address (RDMA/CM source address).
+case_acl_names() {
+	local t acls good bad d
+	check srp_target_up 10.99.0.1
+	t=$(tgt_dir)
+	acls=$t/acls
+	for good in "$(port_guid)" 0x0123456789abcdef0123456789ABCDEF 192.0.2.7 \
+		fe80::1 2001:db8::ffff:1.2.3.4; do
+		mkdir "$acls/$good" || fail "ACL name '$good' refused"
+		rmdir "$acls/$good" || fail "cannot remove ACL '$good'"
+	done
+	for bad in bogus 0x0123 1.2.3.256 01.2.3.4 fe80:::1 1234:5678:9abc; do
+		if mkdir "$acls/$bad" 2>/dev/null; then
+			rmdir "$acls/$bad"
+			fail "ACL name '$bad' accepted"
+		fi
+		dmesg_here | grep -q "ACL '$bad' refused" ||
+			fail "no message for the refused ACL name '$bad'"
+	done
+	# The only ACL is the initiator's IPv4 address: the login matches it.
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk with an IPv4-named ACL"
+	check sg_turs "$d"
+	check srp_target_down
+}
+
+# The C++ SRP conformance client (make unit builds it) and its initiator
+# port ID extension; its ACL sees only LUN 1, the kernel initiator's only
+# LUN 0.
+CLIENT=$PROJECT/build/client/srp-conformance
+CLIENT_EXT=1111111111111111
+
+# case_conformance: the client's whole catalogue and a short seeded fuzz run
+# against LUN 1 while the kernel initiator runs fio with verification on
+# LUN 0 of the same target, again and again until the client is done.
+case_conformance() {
+	local d t guid rd2 acl2 cpid rc n=0
+	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
+	check modprobe -a rdma_ucm ib_uverbs
+	check srp_target_up
+	t=$(tgt_dir)
+	guid=$(node_guid)
+	rd2=$(rd_backstore rd_conf 64M) || fail "no second backstore"
+	acl2=$t/acls/0x$CLIENT_EXT$guid
+	check mkdir -p "$t/lun/lun_1" "$acl2/lun_1"
+	check ln -s "$rd2" "$t/lun/lun_1/rd_conf"
+	check ln -s "$t/lun/lun_1" "$acl2/lun_1/lun1"
+	check srp_login ch_count=2
+	d=$(srp_disk) || fail "no disk for the kernel initiator"
+	{
+		"$CLIENT" --target "$SRP_DEST" --id-ext "$guid" --ioc-guid "$guid" \
+			--initiator-ext "$CLIENT_EXT" --lun 1 \
+			--json "$RESULTS/conformance.json" &&
+			"$CLIENT" --target "$SRP_DEST" --id-ext "$guid" \
+				--ioc-guid "$guid" --initiator-ext "$CLIENT_EXT" \
+				--lun 1 --fuzz --seed 20261130 --iterations 300
+	} >"$RESULTS/conformance.txt" 2>&1 &
+	cpid=$!
+	while kill -0 "$cpid" 2>/dev/null; do
+		fio_verify "$d" conf_bg --direct=1 --rw=randwrite --bs=4k \
+			--size=8M --iodepth=8 ||
+			fail "fio verify on LUN 0 failed while the client ran"
+		n=$((n + 1))
+	done
+	wait "$cpid"
+	rc=$?
+	grep -E '^(FAIL|SKIP)|passed' "$RESULTS/conformance.txt"
+	log "fio verify runs on LUN 0 during the client: $n"
+	[[ $rc == 0 ]] || fail "conformance client: $(grep -m1 '^FAIL' "$RESULTS/conformance.txt" || tail -n1 "$RESULTS/conformance.txt")"
+	channels
+	check srp_target_down
+}
+
 run_login_cases() {
 	run_case login_ch1 case_login_ch1
 	run_case login_ch4 case_login_ch4
@@ -362,7 +438,9 @@ run_login_cases() {
 	run_case filesystem case_filesystem
 	run_case relogin case_relogin
 	run_case acl_reject case_acl_reject
+	run_case acl_names case_acl_names
 	run_case iu_too_large case_iu_too_large
 	run_case use_srq case_use_srq
 	run_case saveconfig case_saveconfig
+	CASE_TIMEOUT=600 run_case conformance case_conformance
 }

@@ -3,6 +3,7 @@
 // T_LOGOUT / CRED_REQ builders byte by byte.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -558,4 +559,25 @@ TEST(LoginBuild, CredReqEveryByte)
 	ASSERT_EQ(16u, srpt_build_cred_req(buf, sizeof(buf), kTagHost, -1));
 	EXPECT_EQ(get_be32(&buf[4]), 0xffffffffu);
 	EXPECT_EQ(0u, srpt_build_cred_req(buf, 15, kTagHost, 1));
+}
+
+// A login request with a wrong opcode is refused, but its tag is kept so the
+// SRP_LOGIN_REJ can echo it (both layouts).
+TEST(LoginParse, BadOpcodeKeepsTag)
+{
+	uint8_t ib[64] = {};
+	uint8_t rdma[56] = {};
+	struct srpt_login_info info;
+
+	ib[0] = 0x42;
+	for (int i = 0; i < 8; i++)
+		ib[8 + i] = uint8_t(0x10 + i);
+	EXPECT_EQ(-EINVAL, srpt_login_parse(ib, sizeof(ib), SRPT_LOGIN_IB_CM, &info));
+	EXPECT_EQ(0x1011121314151617ULL, info.tag);
+
+	for (int i = 0; i < 8; i++)
+		rdma[i] = uint8_t(0x20 + i);
+	rdma[offsetof(struct srpt_wire_login_req_rdma, opcode)] = 0x42;
+	EXPECT_EQ(-EINVAL, srpt_login_parse(rdma, sizeof(rdma), SRPT_LOGIN_RDMA_CM, &info));
+	EXPECT_EQ(0x2021222324252627ULL, info.tag);
 }
