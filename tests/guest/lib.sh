@@ -106,10 +106,18 @@ check_not() {
 }
 
 # nap SECONDS: sleep without forking /bin/sleep (a fork+exec costs ~50 ms
-# under TCG): wait for input that never comes on a private pipe.
+# under TCG): wait for input that never comes on a FIFO opened read-write
+# (it has a writer, so no EOF; nobody writes, so no data).  Subshells
+# inherit the descriptor.
 nap() {
 	if [[ -z ${NAP_FD:-} ]]; then
-		exec {NAP_FD}<> <(:)
+		local f=${TMPDIR:-/tmp}/nap.$BASHPID
+		if mkfifo "$f" && exec {NAP_FD}<>"$f"; then
+			rm -f "$f"
+		else
+			sleep "$1"
+			return 0
+		fi
 	fi
 	read -rt "$1" -u "$NAP_FD" || :
 }
