@@ -204,6 +204,65 @@ reject:
 }
 
 /**
+ * srpt_login_run() - parse and decide a login; set up its channel if accepted
+ * @l: the login, with @l->rdma_cm and (RDMA/CM) the source address set
+ * @ib_dev: device the request arrived on
+ * @port_num: port it arrived on
+ * @pdata: private data of the CM request (the login request)
+ * @len: length of @pdata
+ * @rdma_id: RDMA/CM id of the connection, or NULL
+ * @ib_id: IB/CM id of the connection, or NULL
+ *
+ * When a channel is returned the device list mutex is still held, so that
+ * the device cannot go away before the caller has sent the CM reply; the
+ * caller then calls srpt_port_unlock().
+ *
+ * Return: the channel, or NULL (mutex not held) with an SRP_LOGIN_REJ built
+ * in @l.
+ */
+static struct srpt_channel *srpt_login_run(struct srpt_login *l,
+					   struct ib_device *ib_dev,
+					   u32 port_num, const void *pdata,
+					   size_t len, struct rdma_cm_id *rdma_id,
+					   struct ib_cm_id *ib_id)
+{
+	char acl_name[TRANSPORT_IQN_LEN];
+	struct srpt_channel *ch;
+	struct srpt_tpg *tpg;
+
+	l->sport = srpt_port_lookup_lock(ib_dev, port_num);
+	if (!l->sport) {
+		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+		l->d.why = "RDMA device not in use";
+		srpt_login_reject(l);
+		return NULL;
+	}
+	if (srpt_login_parse(pdata, len, l->rdma_cm ? SRPT_LOGIN_RDMA_CM :
+			     SRPT_LOGIN_IB_CM, &l->req)) {
+		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		l->d.why = "malformed login request";
+		srpt_login_reject(l);
+		goto unlock;
+	}
+	memcpy(l->ini.port_id, l->req.initiator_port_id, 16);
+	if (!l->rdma_cm)
+		snprintf(l->ini.desc, sizeof(l->ini.desc), "0x%16phN",
+			 l->req.initiator_port_id);
+
+	tpg = srpt_login_decide_all(l, acl_name, sizeof(acl_name));
+	if (!tpg) {
+		srpt_login_reject(l);
+		goto unlock;
+	}
+	ch = srpt_login_setup(l, tpg, acl_name, rdma_id, ib_id);
+	if (ch)
+		return ch;
+unlock:
+	srpt_port_unlock();
+	return NULL;
+}
+
+/**
  * srpt_rdma_cm_req() - handle an RDMA/CM CONNECT_REQUEST
  * @cm_id: the new connection's id
  * @event: the event, with the login request as private data
@@ -218,10 +277,8 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 	struct sockaddr *peer = (struct sockaddr *)&cm_id->route.addr.dst_addr;
 	const struct ib_device_attr *attrs;
 	struct rdma_conn_param rep = { };
-	struct srpt_channel *ch = NULL;
+	struct srpt_channel *ch;
 	struct srpt_login *l;
-	struct srpt_tpg *tpg;
-	char acl_name[TRANSPORT_IQN_LEN];
 	int ret = -ECONNREFUSED;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
@@ -241,35 +298,11 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 	}
 	snprintf(l->ini.desc, sizeof(l->ini.desc), "%pISc", peer);
 
-	l->sport = srpt_port_lookup_lock(cm_id->device, cm_id->port_num);
-	if (!l->sport) {
-		pr_info("login from %s on %s port %u refused: device not in use\n",
-			l->ini.desc, dev_name(&cm_id->device->dev),
-			cm_id->port_num);
-		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-		l->d.why = "RDMA device not in use";
-		srpt_login_reject(l);
-		goto reject;
-	}
-
-	if (srpt_login_parse(req_param->private_data,
-			     req_param->private_data_len, SRPT_LOGIN_RDMA_CM,
-			     &l->req)) {
-		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		l->d.why = "malformed login request";
-		srpt_login_reject(l);
-		goto unlock_reject;
-	}
-	memcpy(l->ini.port_id, l->req.initiator_port_id, 16);
-
-	tpg = srpt_login_decide_all(l, acl_name, sizeof(acl_name));
-	if (!tpg) {
-		srpt_login_reject(l);
-		goto unlock_reject;
-	}
-	ch = srpt_login_setup(l, tpg, acl_name, cm_id, NULL);
+	ch = srpt_login_run(l, cm_id->device, cm_id->port_num,
+			    req_param->private_data, req_param->private_data_len,
+			    cm_id, NULL);
 	if (!ch)
-		goto unlock_reject;
+		goto reject;
 
 	cm_id->context = ch;
 	attrs = &cm_id->device->attrs;
@@ -298,8 +331,6 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 	/* The channel's release work destroys cm_id. */
 	return 0;
 
-unlock_reject:
-	srpt_port_unlock();
 reject:
 	rdma_reject(cm_id, l->rsp, l->rsp_len, IB_CM_REJ_CONSUMER_DEFINED);
 	kfree(l);
@@ -440,8 +471,6 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 	struct ib_cm_rep_param rep = { };
 	struct srpt_channel *ch;
 	struct srpt_login *l;
-	struct srpt_tpg *tpg;
-	char acl_name[TRANSPORT_IQN_LEN];
 	int ret = -ECONNREFUSED;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
@@ -449,31 +478,10 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 		return -ENOMEM;
 	strscpy(l->ini.desc, "IB/CM initiator", sizeof(l->ini.desc));
 
-	l->sport = srpt_port_lookup_lock(sdev->ib_dev, req->port);
-	if (!l->sport) {
-		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-		l->d.why = "RDMA device not in use";
-		srpt_login_reject(l);
-		goto reject;
-	}
-	if (srpt_login_parse(event->private_data, IB_CM_REQ_PRIVATE_DATA_SIZE,
-			     SRPT_LOGIN_IB_CM, &l->req)) {
-		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		l->d.why = "malformed login request";
-		srpt_login_reject(l);
-		goto unlock_reject;
-	}
-	memcpy(l->ini.port_id, l->req.initiator_port_id, 16);
-	snprintf(l->ini.desc, sizeof(l->ini.desc), "0x%16phN", l->req.initiator_port_id);
-
-	tpg = srpt_login_decide_all(l, acl_name, sizeof(acl_name));
-	if (!tpg) {
-		srpt_login_reject(l);
-		goto unlock_reject;
-	}
-	ch = srpt_login_setup(l, tpg, acl_name, NULL, cm_id);
+	ch = srpt_login_run(l, sdev->ib_dev, req->port, event->private_data,
+			    IB_CM_REQ_PRIVATE_DATA_SIZE, NULL, cm_id);
 	if (!ch)
-		goto unlock_reject;
+		goto reject;
 
 	cm_id->context = ch;
 	rep.qp_num = ch->qp->qp_num;
@@ -498,8 +506,6 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 	kfree(l);
 	return 0;
 
-unlock_reject:
-	srpt_port_unlock();
 reject:
 	ib_send_cm_rej(cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, l->rsp,
 		       l->rsp_len);
