@@ -229,8 +229,6 @@ enum srpt_cmd_state {
  * @state:	enum srpt_cmd_state
  * @dir:	SRPT_DIR_* of the command
  * @tag:	initiator tag
- * @sol_not:	sol_not field of the request
- * @is_tmf:	request is a task management function
  * @in_lio:	@cmd was handed to LIO (else freed by the send completion)
  * @rsp_wrs:	send queue entries taken by the response (and RDMA WRITEs)
  * @sense:	sense buffer for LIO
@@ -253,8 +251,6 @@ struct srpt_send_ioctx {
 	enum srpt_cmd_state	state;
 	int			dir;
 	u64			tag;
-	u8			sol_not;
-	bool			is_tmf;
 	bool			in_lio;
 	unsigned int		rsp_wrs;
 	u8			sense[TRANSPORT_SENSE_BUFFER];

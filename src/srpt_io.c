@@ -194,7 +194,6 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 	ioctx->n_wr = 0;
 	ioctx->rsp_wrs = 0;
 	ioctx->dir = SRPT_DIR_NONE;
-	ioctx->is_tmf = false;
 	ioctx->in_lio = false;
 	return ioctx;
 }
@@ -425,6 +424,25 @@ static u64 srpt_unpack_lun(u64 lun)
 	return scsilun_to_int((struct scsi_lun *)&wire);
 }
 
+/**
+ * srpt_iu_tag() - tag of a received request, for answering it
+ * @r: receive buffer, byte_len set
+ *
+ * Every request IU carries its tag in bytes 8..15, decoded the way the
+ * parsers decode it.
+ *
+ * Return: the tag, or 0 when the IU is too short to carry one.
+ */
+static u64 srpt_iu_tag(const struct srpt_recv_ioctx *r)
+{
+	__be64 tag;
+
+	if (r->byte_len < 16)
+		return 0;
+	memcpy(&tag, (const u8 *)r->buf + 8, sizeof(tag));
+	return be64_to_cpu(tag);
+}
+
 static int srpt_lio_task_attr(u8 attr)
 {
 	switch (attr) {
@@ -471,8 +489,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		err = SRPT_CMD_CDB_OVERFLOW;
 	}
 	if (ret) {
-		u64 tag = r->byte_len >= 16 ?
-			  be64_to_cpu(((struct srpt_wire_cmd *)r->buf)->tag) : 0;
+		u64 tag = srpt_iu_tag(r);
 
 		atomic64_inc(&ch->stats.malformed);
 		pr_warn_ratelimited("%s: malformed SRP_CMD (tag 0x%llx, %u bytes): %s\n",
@@ -487,7 +504,6 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 
 	ioctx->tag = ci.tag;
 	ioctx->dir = ci.dir;
-	ioctx->sol_not = ((struct srpt_wire_cmd *)r->buf)->sol_not;
 	memcpy(ioctx->cdb, ci.cdb, ci.cdb_len);
 	if (ci.cdb_len < 16)
 		memset(ioctx->cdb + ci.cdb_len, 0, 16 - ci.cdb_len);
@@ -602,7 +618,6 @@ static void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	}
 
 	ioctx->tag = ti.tag;
-	ioctx->is_tmf = true;
 	ioctx->state = SRPT_CMD_EXECUTING;
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
 	ioctx->in_lio = true;
@@ -743,8 +758,7 @@ static void srpt_over_credit(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 	pr_warn_ratelimited("%s: request beyond the credit limit\n",
 			    ch->sess_name);
 	if (r->byte_len >= 16) {
-		memcpy(&tag, (u8 *)r->buf + 8, sizeof(tag));
-		tag = be64_to_cpu((__force __be64)tag);
+		tag = srpt_iu_tag(r);
 		if (*(u8 *)r->buf == SRPT_OP_CMD)
 			ioctx = srpt_get_ioctx(ch);
 	}
