@@ -52,6 +52,8 @@
 #define SRPT_DEF_RSP_SIZE	256
 #define SRPT_MIN_SQ_SIZE	16
 #define SRPT_MAX_SQ_SIZE	16384
+#define SRPT_DEF_CMD_REPORT_SECS 60
+#define SRPT_MAX_CMD_REPORT_SECS 86400
 #define SRPT_DEF_SQ_SIZE	4096
 
 /**
@@ -135,6 +137,8 @@ struct srpt_tport {
  * @max_rsp_size: largest target-to-initiator IU (max_ti_iu_len)
  * @sq_size:	send queue depth of each channel
  * @use_srq:	1: channels share the device's SRQ; 0: own receive rings
+ * @cmd_report_secs: report a command still in the backend after this many
+ *		seconds (0: never)
  * @list:	entry in the target port's list
  * @users:	channels and logins in progress that use the group
  * @dying:	being removed: no new logins
@@ -151,6 +155,7 @@ struct srpt_tpg {
 	u32			max_rsp_size;
 	u32			sq_size;
 	u32			use_srq;
+	u32			cmd_report_secs;
 };
 
 /**
@@ -208,6 +213,9 @@ enum srpt_cmd_state {
 };
 
 #define SRPT_MAX_INLINE_RW	1
+#define SRPT_FIXED_SENSE_LEN	18	/* fixed-format sense data */
+/* Tags of the target's SRP_CRED_REQs: this prefix, then the context index. */
+#define SRPT_CRED_REQ_TAG	0x5352505443520000ULL
 #define SRPT_MAX_CDB_LEN	(16 + 63 * 4)	/* CDB + largest additional CDB */
 #define SRPT_MAX_CMD_DATA	SZ_32M		/* largest transfer of one command */
 
@@ -231,6 +239,13 @@ enum srpt_cmd_state {
  * @tag:	initiator tag
  * @in_lio:	@cmd was handed to LIO (else freed by the send completion)
  * @rsp_wrs:	send queue entries taken by the response (and RDMA WRITEs)
+ * @sq_entry:	entry in the channel's @sq_wait list
+ * @rsp:	fields of a response built by the driver itself (TMF result,
+ *		error, SRP_CRED_REQ) waiting for send queue space
+ * @cred_req:	the context carries an SRP_CRED_REQ, not an SRP_RSP
+ * @responded:	a response was posted for this request
+ * @reported:	reported as stuck in the backend
+ * @start:	jiffies when the request arrived
  * @sense:	sense buffer for LIO
  * @cdb:	copy of the CDB, so the receive buffer can be reposted at once
  */
@@ -253,6 +268,12 @@ struct srpt_send_ioctx {
 	u64			tag;
 	bool			in_lio;
 	unsigned int		rsp_wrs;
+	struct list_head	sq_entry;
+	struct srpt_rsp_args	rsp;
+	bool			cred_req;
+	bool			responded;
+	bool			reported;
+	unsigned long		start;
 	u8			sense[TRANSPORT_SENSE_BUFFER];
 	u8			cdb[SRPT_MAX_CDB_LEN];
 };
@@ -284,6 +305,8 @@ enum srpt_ch_state {
  * @wait_work:	processes @wait_list once command contexts are free
  * @sess:	LIO session
  * @sess_name:	initiator name the session was created with
+ * @nacl:	the session's node ACL (compared, never dereferenced)
+ * @id:		number of the channel, unique while the module is loaded
  * @i_port_id:	initiator port ID from the login request
  * @t_port_id:	target port ID from the login request
  * @max_it_iu_len: negotiated largest request IU
@@ -300,6 +323,10 @@ enum srpt_ch_state {
  * @n_ioctx:	entries in @ioctx_ring
  * @free_list:	unused command contexts
  * @wait_list:	requests received while @free_list was empty
+ * @sq_wait:	driver-built responses waiting for send queue space
+ * @n_busy:	command contexts in use
+ * @idle_wq:	woken when @n_busy drops to zero on a closing channel
+ * @watch_work:	reports commands stuck in the backend
  * @comp_vector: completion vector of @cq
  * @stats:	counters, see srpt_ch_stats
  */
@@ -321,6 +348,8 @@ struct srpt_channel {
 	struct work_struct	wait_work;
 	struct se_session	*sess;
 	char			sess_name[64];
+	const struct se_node_acl *nacl;
+	u32			id;
 	u8			i_port_id[16];
 	u8			t_port_id[16];
 	u32			max_it_iu_len;
@@ -337,6 +366,10 @@ struct srpt_channel {
 	u32			n_ioctx;
 	struct list_head	free_list;
 	struct list_head	wait_list;
+	struct list_head	sq_wait;
+	u32			n_busy;
+	wait_queue_head_t	idle_wq;
+	struct delayed_work	watch_work;
 	int			comp_vector;
 	struct srpt_ch_stats {
 		atomic64_t	cmds;
@@ -347,6 +380,10 @@ struct srpt_channel {
 		atomic64_t	rdma_errors;
 		atomic64_t	tmfs;
 		atomic64_t	over_credit;
+		atomic64_t	aborted;
+		atomic64_t	cred_reqs;
+		atomic64_t	sq_full;
+		atomic64_t	stuck;
 	} stats;
 };
 
@@ -418,6 +455,7 @@ void srpt_ch_established(struct srpt_channel *ch);
 void srpt_ch_close(struct srpt_channel *ch, const char *why);
 void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 			    bool wait);
+ssize_t srpt_nacl_show_info(struct se_node_acl *se_nacl, char *page);
 ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page);
 int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *ioctx);
 void srpt_free_recv_bufs(struct ib_device *ib_dev,
@@ -438,6 +476,7 @@ extern struct configfs_attribute *srpt_discovery_attrs[];
 extern struct configfs_attribute *srpt_wwn_attrs[];
 extern struct configfs_attribute *srpt_tpg_attrib_attrs[];
 extern struct configfs_attribute *srpt_tpg_base_attrs[];
+extern struct configfs_attribute *srpt_nacl_base_attrs[];
 struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 			       struct config_group *group, const char *name);
 void srpt_drop_tport(struct se_wwn *wwn);
@@ -451,6 +490,9 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx);
 void srpt_process_wait_list(struct srpt_channel *ch);
 void srpt_wait_work(struct work_struct *work);
+void srpt_watch_work(struct work_struct *work);
+void srpt_ch_wait_idle(struct srpt_channel *ch);
+void srpt_watch_start(struct srpt_channel *ch);
 int srpt_check_stop_free(struct se_cmd *se_cmd);
 void srpt_release_cmd(struct se_cmd *se_cmd);
 void srpt_close_session(struct se_session *se_sess);

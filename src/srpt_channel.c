@@ -49,6 +49,7 @@ static_assert(sizeof(struct ib_qp_attr) <= SRPT_QP_ATTR_STACK_BUDGET,
 static LIST_HEAD(srpt_ch_list);
 static DEFINE_MUTEX(srpt_ch_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_waitq);
+static atomic_t srpt_ch_ids = ATOMIC_INIT(0);
 
 static const char * const srpt_ch_state_name[] = {
 	[SRPT_CH_CONNECTING]	= "connecting",
@@ -248,13 +249,17 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 		return ERR_PTR(-ENOMEM);
 	ch->sport = sport;
 	ch->tpg = tpg;
+	ch->id = atomic_inc_return(&srpt_ch_ids);
 	ch->using_rdma_cm = using_rdma_cm;
 	spin_lock_init(&ch->lock);
 	INIT_LIST_HEAD(&ch->list);
 	INIT_LIST_HEAD(&ch->free_list);
 	INIT_LIST_HEAD(&ch->wait_list);
+	INIT_LIST_HEAD(&ch->sq_wait);
+	init_waitqueue_head(&ch->idle_wq);
 	INIT_WORK(&ch->release_work, srpt_ch_release_work);
 	INIT_WORK(&ch->wait_work, srpt_wait_work);
+	INIT_DELAYED_WORK(&ch->watch_work, srpt_watch_work);
 	ch->state = SRPT_CH_CONNECTING;
 	ch->max_it_iu_len = d->max_it_iu_len;
 	ch->max_ti_iu_len = d->max_ti_iu_len;
@@ -518,6 +523,7 @@ int srpt_ch_start_session(struct srpt_channel *ch, const char *acl_name)
 	if (IS_ERR(sess))
 		return PTR_ERR(sess);
 	ch->sess = sess;
+	ch->nacl = sess->se_node_acl;
 	return 0;
 }
 
@@ -568,12 +574,16 @@ u8 srpt_ch_register(struct srpt_channel *ch, bool single)
 void srpt_ch_established(struct srpt_channel *ch)
 {
 	unsigned long flags;
+	bool live;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	if (ch->state == SRPT_CH_CONNECTING)
+	live = ch->state == SRPT_CH_CONNECTING;
+	if (live)
 		ch->state = SRPT_CH_LIVE;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	pr_debug("%s: channel established\n", ch->sess_name);
+	if (live)
+		srpt_watch_start(ch);
 	/* Requests that arrived before the RTU. */
 	srpt_process_wait_list(ch);
 }
@@ -689,6 +699,8 @@ static void srpt_ch_release_work(struct work_struct *work)
 
 	target_stop_session(ch->sess);
 	cancel_work_sync(&ch->wait_work);
+	cancel_delayed_work_sync(&ch->watch_work);
+	srpt_ch_wait_idle(ch);
 	target_wait_for_sess_cmds(ch->sess);
 	target_remove_session(ch->sess);
 	ch->sess = NULL;
@@ -785,6 +797,64 @@ void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 	}
 }
 
+/* Channel states as LIO's iSCSI connection states, which rtslib parses. */
+static const char *const srpt_ch_conn_state[] = {
+	[SRPT_CH_CONNECTING] = "IN_LOGIN",
+	[SRPT_CH_LIVE] = "LOGGED_IN",
+	[SRPT_CH_DISCONNECTING] = "IN_LOGOUT",
+	[SRPT_CH_RELEASING] = "CLEANUP_WAIT",
+};
+
+/**
+ * srpt_nacl_show_info() - the "info" attribute of a node ACL
+ * @se_nacl: the ACL
+ * @page: configfs page (PAGE_SIZE bytes)
+ *
+ * Written in the layout of LIO's iSCSI ACL info, which rtslib-fb parses
+ * for targetcli's "sessions" command: the initiator's channels form one
+ * session (numbered by its first channel), each channel is shown as a
+ * connection with its state and the initiator's address.  Without a
+ * channel the text starts with "No active".
+ *
+ * Return: bytes written.
+ */
+ssize_t srpt_nacl_show_info(struct se_node_acl *se_nacl, char *page)
+{
+	struct srpt_channel *ch;
+	unsigned int n = 0;
+	ssize_t len = 0;
+
+	mutex_lock(&srpt_ch_mutex);
+	list_for_each_entry(ch, &srpt_ch_list, list) {
+		if (ch->nacl != se_nacl)
+			continue;
+		if (!n++)
+			len += scnprintf(page + len, PAGE_SIZE - len,
+					 "InitiatorName: %s\nInitiatorAlias: %s\nLIO Session ID: %u   SessionType: Normal\nSession State: TARG_SESS_STATE_%s\n---------------------[SRP Channel Info]---------------------\n",
+					 se_nacl->initiatorname, ch->sess_name,
+					 ch->id, ch->state == SRPT_CH_LIVE ?
+					 "LOGGED_IN" : "IN_LOGIN");
+		len += scnprintf(page + len, PAGE_SIZE - len,
+				 "CID: %u   Connection State: TARG_CONN_STATE_%s\n",
+				 ch->id, srpt_ch_conn_state[ch->state]);
+		if (ch->using_rdma_cm)
+			len += scnprintf(page + len, PAGE_SIZE - len,
+					 "   Address %pISc RDMA_CM qp 0x%x\n",
+					 &ch->rdma_cm_id->route.addr.dst_addr,
+					 ch->qp_num);
+		else
+			len += scnprintf(page + len, PAGE_SIZE - len,
+					 "   Address %pI6 IB_CM qp 0x%x\n",
+					 ch->i_port_id, ch->qp_num);
+	}
+	mutex_unlock(&srpt_ch_mutex);
+	if (!n)
+		len = scnprintf(page, PAGE_SIZE,
+				"No active SRP session for initiator %s\n",
+				se_nacl->initiatorname);
+	return len;
+}
+
 /**
  * srpt_tpg_show_channels() - describe the channels of a portal group
  * @tpg: the group
@@ -807,8 +877,9 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 		if (ch->tpg != tpg)
 			continue;
 		n = scnprintf(page + len, PAGE_SIZE - len,
-			      "%s state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld vector=%d\n",
-			      ch->sess_name, srpt_ch_state_name[ch->state],
+			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d\n",
+			      ch->sess_name, ch->id,
+			      srpt_ch_state_name[ch->state],
 			      ch->using_rdma_cm ? "rdma" : "ib", ch->qp_num,
 			      ch->use_srq, ch->req_lim, ch->req_lim_delta,
 			      atomic64_read(&ch->stats.cmds),
@@ -819,6 +890,10 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 			      atomic64_read(&ch->stats.rdma_errors),
 			      atomic64_read(&ch->stats.tmfs),
 			      atomic64_read(&ch->stats.over_credit),
+			      atomic64_read(&ch->stats.aborted),
+			      atomic64_read(&ch->stats.cred_reqs),
+			      atomic64_read(&ch->stats.sq_full),
+			      atomic64_read(&ch->stats.stuck),
 			      ch->comp_vector);
 		if (len + n >= PAGE_SIZE - 1)
 			break;

@@ -6,7 +6,7 @@
  *   <port name>/                      target port: GUID or 0x-GID form
  *   <port name>/tpgt_<n>/             portal group, with enable
  *   <port name>/tpgt_<n>/attrib/      srp_max_rdma_size, srp_max_rsp_size,
- *                                     srp_sq_size, use_srq
+ *                                     srp_sq_size, use_srq, cmd_report_secs
  *   <port name>/tpgt_<n>/acls/<name>  initiator: GUID, 0x-GID, IPv4, IPv6
  *
  * A name that does not parse, or a target port name that matches no RDMA
@@ -119,6 +119,7 @@ struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn, const char *name)
 	tpg->max_rsp_size = SRPT_DEF_RSP_SIZE;
 	tpg->sq_size = SRPT_DEF_SQ_SIZE;
 	tpg->use_srq = 0;
+	tpg->cmd_report_secs = SRPT_DEF_CMD_REPORT_SECS;
 
 	atomic_set(&tpg->users, 0);
 
@@ -351,7 +352,8 @@ static ssize_t srpt_store_u32(const char *page, size_t count, u32 *field,
 
 /*
  * TPG attributes.  New values apply to channels that log in afterwards;
- * existing channels keep what they negotiated.
+ * existing channels keep what they negotiated (cmd_report_secs applies
+ * to live channels at their next check).
  */
 static u32 *srpt_tpg_attrib_srp_max_rdma_size_ptr(struct config_item *item)
 {
@@ -371,6 +373,11 @@ static u32 *srpt_tpg_attrib_srp_sq_size_ptr(struct config_item *item)
 static u32 *srpt_tpg_attrib_use_srq_ptr(struct config_item *item)
 {
 	return &srpt_tpg(attrib_to_tpg(item))->use_srq;
+}
+
+static u32 *srpt_tpg_attrib_cmd_report_secs_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->cmd_report_secs;
 }
 
 /* Show and store of attribute _name, through srpt_tpg_attrib_<_name>_ptr(). */
@@ -395,12 +402,14 @@ SRPT_TPG_ATTRIB(srp_max_rdma_size, SRPT_MIN_RDMA_SIZE, SRPT_MAX_RDMA_SIZE);
 SRPT_TPG_ATTRIB(srp_max_rsp_size, SRPT_MIN_RSP_SIZE, SRPT_MAX_RSP_SIZE);
 SRPT_TPG_ATTRIB(srp_sq_size, SRPT_MIN_SQ_SIZE, SRPT_MAX_SQ_SIZE);
 SRPT_TPG_ATTRIB(use_srq, 0, 1);
+SRPT_TPG_ATTRIB(cmd_report_secs, 0, SRPT_MAX_CMD_REPORT_SECS);
 
 struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_srp_max_rdma_size,
 	&srpt_tpg_attrib_attr_srp_max_rsp_size,
 	&srpt_tpg_attrib_attr_srp_sq_size,
 	&srpt_tpg_attrib_attr_use_srq,
+	&srpt_tpg_attrib_attr_cmd_report_secs,
 	NULL,
 };
 
@@ -422,6 +431,18 @@ static ssize_t srpt_wwn_version_show(struct config_item *item, char *page)
 }
 
 CONFIGFS_ATTR_RO(srpt_wwn_, version);
+
+static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
+{
+	return srpt_nacl_show_info(acl_to_nacl(item), page);
+}
+
+CONFIGFS_ATTR_RO(srpt_nacl_, info);
+
+struct configfs_attribute *srpt_nacl_base_attrs[] = {
+	&srpt_nacl_attr_info,
+	NULL,
+};
 
 struct configfs_attribute *srpt_wwn_attrs[] = {
 	&srpt_wwn_attr_version,

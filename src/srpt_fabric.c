@@ -94,5 +94,6 @@ const struct target_core_fabric_ops srpt_fabric_ops = {
 	.tfc_wwn_attrs			= srpt_wwn_attrs,
 	.tfc_tpg_base_attrs		= srpt_tpg_base_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	.tfc_tpg_nacl_base_attrs	= srpt_nacl_base_attrs,
 	SRPT_COMPAT_SUBMIT_OPS
 };

@@ -39,6 +39,7 @@
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r);
+static void srpt_send_cred_req(struct srpt_send_ioctx *ioctx);
 
 static inline struct srpt_send_ioctx *srpt_ioctx(struct se_cmd *se_cmd)
 {
@@ -57,6 +58,7 @@ void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx)
 	ioctx->send_cqe.done = srpt_send_done;
 	ioctx->state = SRPT_CMD_FREE;
 	INIT_LIST_HEAD(&ioctx->free_entry);
+	INIT_LIST_HEAD(&ioctx->sq_entry);
 }
 
 /**
@@ -181,11 +183,18 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 	spin_lock_irqsave(&ch->lock, flags);
 	ioctx = list_first_entry_or_null(&ch->free_list,
 					 struct srpt_send_ioctx, free_entry);
-	if (ioctx)
+	if (ioctx) {
 		list_del_init(&ioctx->free_entry);
+		ch->n_busy++;
+	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (!ioctx)
 		return NULL;
+
+	ioctx->start = jiffies;
+	ioctx->responded = false;
+	ioctx->cred_req = false;
+	ioctx->reported = false;
 
 	ioctx->state = SRPT_CMD_NEW;
 	ioctx->recv = NULL;
@@ -227,26 +236,58 @@ static void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
  * @ioctx: the context
  *
  * Gives back an immediate-data receive buffer still held (aborted command)
- * and lets requests waiting for a context go on.
+ * and lets requests waiting for a context go on.  When the last busy
+ * context of a live channel was a request that got no response (aborted),
+ * no response is left to carry the credits its buffer freed: the context
+ * is reused at once for an SRP_CRED_REQ that returns them.
+ *
+ * The last busy context of a closing channel wakes the release work, which
+ * then frees the channel: nothing here touches @ch after the lock is
+ * dropped.
  */
 static void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_channel *ch = ioctx->ch;
+	bool no_rsp = !ioctx->responded;
 	unsigned long flags;
-	bool waiters;
+	bool live, cred;
 
 	srpt_unmap_data(ioctx);
 	if (ioctx->recv) {
 		srpt_repost_recv(ch, ioctx->recv);
 		ioctx->recv = NULL;
 	}
-	ioctx->state = SRPT_CMD_FREE;
 	spin_lock_irqsave(&ch->lock, flags);
-	list_add(&ioctx->free_entry, &ch->free_list);
-	waiters = !list_empty(&ch->wait_list);
+	live = ch->state == SRPT_CH_LIVE;
+	cred = no_rsp && live && ch->n_busy == 1 && ch->req_lim_delta > 0 &&
+	       list_empty(&ch->wait_list);
+	if (!cred) {
+		ioctx->state = SRPT_CMD_FREE;
+		list_add(&ioctx->free_entry, &ch->free_list);
+		ch->n_busy--;
+		if (live && !list_empty(&ch->wait_list))
+			queue_work(system_wq, &ch->wait_work);
+		if (!ch->n_busy && !live)
+			wake_up(&ch->idle_wq);
+	}
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (waiters && READ_ONCE(ch->state) == SRPT_CH_LIVE)
-		queue_work(system_wq, &ch->wait_work);
+	if (cred)
+		srpt_send_cred_req(ioctx);
+}
+
+/**
+ * srpt_ioctx_done() - a request's response completed or can never be sent
+ * @ioctx: the request
+ *
+ * A request LIO knows goes back through LIO, which calls release_cmd; any
+ * other goes straight back to the free list.
+ */
+static void srpt_ioctx_done(struct srpt_send_ioctx *ioctx)
+{
+	if (ioctx->in_lio)
+		transport_generic_free_cmd(&ioctx->cmd, 0);
+	else
+		srpt_put_ioctx(ioctx);
 }
 
 /**
@@ -314,30 +355,35 @@ static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 }
 
 /**
- * srpt_post_rsp() - build and post an SRP_RSP, after any RDMA WRITEs
- * @ioctx: the command
+ * srpt_post_reserved() - build and post a response, after any RDMA WRITEs
+ * @ioctx: the request
  * @a: response fields; req_lim_delta is filled in here
  * @with_data: chain the command's RDMA WRITEs in front of the SEND
+ * @n: send queue entries already reserved for all of it
  *
- * Return: 0, or -ENOMEM when the send queue is full (nothing posted; the
- * caller retries), or another negative errno.
+ * The IU is an SRP_RSP, or an SRP_CRED_REQ if @ioctx->cred_req is set.  It
+ * carries every credit freed so far.
+ *
+ * Return: 0, or the errno of ib_post_send(): then the entries and the
+ * credits are given back and nothing was posted.
  */
-static int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
-			 struct srpt_rsp_args *a, bool with_data)
+static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
+			      struct srpt_rsp_args *a, bool with_data,
+			      unsigned int n)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
 	struct ib_send_wr send_wr = { }, *first = &send_wr;
 	struct ib_sge sge;
-	unsigned int n = 1 + (with_data ? ioctx->n_wr : 0);
 	size_t len;
 	int i, ret;
 
-	if (!srpt_sq_reserve(ch, n))
-		return -ENOMEM;
-
 	a->req_lim_delta = srpt_take_credits(ch);
-	len = srpt_build_rsp(ioctx->rsp_buf, ch->max_ti_iu_len, a);
+	if (ioctx->cred_req)
+		len = srpt_build_cred_req(ioctx->rsp_buf, ch->max_ti_iu_len,
+					  ioctx->tag, a->req_lim_delta);
+	else
+		len = srpt_build_rsp(ioctx->rsp_buf, ch->max_ti_iu_len, a);
 	ib_dma_sync_single_for_device(ib_dev, ioctx->rsp_dma, len,
 				      DMA_TO_DEVICE);
 
@@ -358,15 +404,136 @@ static int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
 
 	ioctx->rsp_wrs = n;
 	ioctx->state = SRPT_CMD_RSP_SENT;
+	ioctx->responded = true;
 	ret = ib_post_send(ch->qp, first, NULL);
 	if (ret) {
 		atomic_add(n, &ch->sq_wr_avail);
 		ioctx->rsp_wrs = 0;
+		ioctx->responded = false;
 		srpt_undo_credits(ch, a->req_lim_delta);
 		pr_warn_ratelimited("%s: posting a response failed (%d)\n",
 				    ch->sess_name, ret);
 	}
 	return ret;
+}
+
+/**
+ * srpt_post_rsp() - post the response of a command LIO completed
+ * @ioctx: the command
+ * @a: response fields; req_lim_delta is filled in here
+ * @with_data: chain the command's RDMA WRITEs in front of the SEND
+ *
+ * Return: 0, or -ENOMEM when the send queue is full (nothing posted; LIO
+ * retries the callback), or another negative errno.
+ */
+static int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
+			 struct srpt_rsp_args *a, bool with_data)
+{
+	unsigned int n = 1 + (with_data ? ioctx->n_wr : 0);
+
+	if (!srpt_sq_reserve(ioctx->ch, n))
+		return -ENOMEM;
+	return srpt_post_reserved(ioctx, a, with_data, n);
+}
+
+/**
+ * srpt_send_own() - post a driver-built response that has its queue entry
+ * @ioctx: the request, @ioctx->rsp filled in
+ */
+static void srpt_send_own(struct srpt_send_ioctx *ioctx)
+{
+	if (srpt_post_reserved(ioctx, &ioctx->rsp, false, 1))
+		srpt_ioctx_done(ioctx);
+}
+
+/**
+ * srpt_sq_kick() - post waiting driver-built responses while there is room
+ * @ch: channel
+ *
+ * Called by whoever queued a response and by every completion that gives
+ * send queue entries back, so a waiting response cannot be forgotten: its
+ * owner re-checks the room after queueing it, and a completion that frees
+ * room after that finds it on the list.
+ */
+static void srpt_sq_kick(struct srpt_channel *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&ch->lock, flags);
+		ioctx = list_first_entry_or_null(&ch->sq_wait,
+						 struct srpt_send_ioctx,
+						 sq_entry);
+		if (!ioctx || !srpt_sq_reserve(ch, 1)) {
+			spin_unlock_irqrestore(&ch->lock, flags);
+			return;
+		}
+		list_del_init(&ioctx->sq_entry);
+		spin_unlock_irqrestore(&ch->lock, flags);
+		srpt_send_own(ioctx);
+	}
+}
+
+/**
+ * srpt_sq_released() - send queue entries came back
+ * @ch: channel
+ * @n: how many
+ */
+static void srpt_sq_released(struct srpt_channel *ch, unsigned int n)
+{
+	atomic_add(n, &ch->sq_wr_avail);
+	/* Pairs with the ordered srpt_sq_reserve() of a response's owner. */
+	smp_mb__after_atomic();
+	if (!list_empty(&ch->sq_wait))
+		srpt_sq_kick(ch);
+}
+
+/**
+ * srpt_queue_own() - send a response LIO cannot retry for us
+ * @ioctx: the request, @ioctx->rsp filled in
+ *
+ * TMF results, answers to requests LIO never saw and SRP_CRED_REQs are
+ * never dropped: when the send queue is full they wait, in order, on the
+ * channel's sq_wait list until a completion makes room.
+ */
+static void srpt_queue_own(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	unsigned long flags;
+	bool now;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	now = list_empty(&ch->sq_wait) && srpt_sq_reserve(ch, 1);
+	if (!now)
+		list_add_tail(&ioctx->sq_entry, &ch->sq_wait);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (now) {
+		srpt_send_own(ioctx);
+		return;
+	}
+	atomic64_inc(&ch->stats.sq_full);
+	srpt_sq_kick(ch);
+}
+
+/**
+ * srpt_send_cred_req() - give freed credits back without a response
+ * @ioctx: a context of the channel, still counted as busy, that carries
+ *	the SRP_CRED_REQ
+ */
+static void srpt_send_cred_req(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+
+	ioctx->state = SRPT_CMD_NEW;
+	ioctx->in_lio = false;
+	ioctx->start = jiffies;
+	ioctx->cred_req = true;
+	/* Unique while in flight; the initiator echoes it in SRP_CRED_RSP. */
+	ioctx->tag = SRPT_CRED_REQ_TAG | (ioctx - ch->ioctx_ring);
+	memset(&ioctx->rsp, 0, sizeof(ioctx->rsp));
+	atomic64_inc(&ch->stats.cred_reqs);
+	srpt_queue_own(ioctx);
 }
 
 /**
@@ -386,27 +553,27 @@ static void srpt_send_error_rsp(struct srpt_send_ioctx *ioctx, u64 tag,
 				u8 status, u8 key, u8 asc, u8 ascq,
 				int tmf_code)
 {
-	u8 sense[18] = { };
-	struct srpt_rsp_args a = {
-		.tag = tag,
-		.status = status,
-	};
+	struct srpt_rsp_args *a = &ioctx->rsp;
+	u8 *sense = ioctx->sense;
 
+	memset(a, 0, sizeof(*a));
+	a->tag = tag;
+	a->status = status;
 	if (key) {
+		memset(sense, 0, SRPT_FIXED_SENSE_LEN);
 		sense[0] = 0x70;	/* fixed format, current error */
 		sense[2] = key;
-		sense[7] = sizeof(sense) - 8;
+		sense[7] = SRPT_FIXED_SENSE_LEN - 8;
 		sense[12] = asc;
 		sense[13] = ascq;
-		a.sense = sense;
-		a.sense_len = sizeof(sense);
+		a->sense = sense;
+		a->sense_len = SRPT_FIXED_SENSE_LEN;
 	}
 	if (tmf_code >= 0) {
-		a.has_resp_code = true;
-		a.resp_code = tmf_code;
+		a->has_resp_code = true;
+		a->resp_code = tmf_code;
 	}
-	if (srpt_post_rsp(ioctx, &a, false))
-		srpt_put_ioctx(ioctx);
+	srpt_queue_own(ioctx);
 }
 
 /**
@@ -833,7 +1000,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
 	struct srpt_channel *ch = ioctx->ch;
 
-	atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
+	srpt_sq_released(ch, ioctx->n_wr);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		atomic64_inc(&ch->stats.rdma_errors);
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -861,7 +1028,8 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, send_cqe);
 	struct srpt_channel *ch = ioctx->ch;
 
-	atomic_add(ioctx->rsp_wrs, &ch->sq_wr_avail);
+	unsigned int n = ioctx->rsp_wrs;
+
 	ioctx->rsp_wrs = 0;
 	if (unlikely(wc->status != IB_WC_SUCCESS &&
 		     wc->status != IB_WC_WR_FLUSH_ERR)) {
@@ -871,11 +1039,10 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 				    ib_wc_status_msg(wc->status));
 		srpt_ch_close(ch, "send error");
 	}
+	/* Before the context goes: a closing channel lives while it is busy. */
+	srpt_sq_released(ch, n);
 	ioctx->state = SRPT_CMD_DONE;
-	if (ioctx->in_lio)
-		transport_generic_free_cmd(&ioctx->cmd, 0);
-	else
-		srpt_put_ioctx(ioctx);
+	srpt_ioctx_done(ioctx);
 }
 
 /**
@@ -1049,25 +1216,186 @@ static u8 srpt_tmr_rsp_code(u8 response)
 	}
 }
 
+/**
+ * srpt_queue_tm_rsp() - send the result of a task management function
+ * @se_cmd: the TMR
+ *
+ * LIO does not retry this callback, so the response goes through the
+ * driver's own queue (srpt_queue_own()) and waits there if the send queue
+ * is full.
+ */
 void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
 {
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	struct srpt_rsp_args a = {
-		.tag = ioctx->tag,
-		.has_resp_code = true,
-		.resp_code = srpt_tmr_rsp_code(se_cmd->se_tmr_req->response),
-	};
+	struct srpt_rsp_args *a = &ioctx->rsp;
 
-	/* LIO does not retry queue_tm_rsp: a failure drops the response. */
-	if (srpt_post_rsp(ioctx, &a, false)) {
-		pr_warn_ratelimited("%s: TMF response for tag 0x%llx dropped\n",
-				    ioctx->ch->sess_name, ioctx->tag);
-		target_put_sess_cmd(se_cmd);
-	}
+	memset(a, 0, sizeof(*a));
+	a->tag = ioctx->tag;
+	a->has_resp_code = true;
+	a->resp_code = srpt_tmr_rsp_code(se_cmd->se_tmr_req->response);
+	srpt_queue_own(ioctx);
 }
 
 void srpt_aborted_task(struct se_cmd *se_cmd)
 {
-	pr_debug("%s: tag 0x%llx aborted\n", srpt_ioctx(se_cmd)->ch->sess_name,
-		 srpt_ioctx(se_cmd)->tag);
+	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
+
+	atomic64_inc(&ioctx->ch->stats.aborted);
+	pr_debug("%s: tag 0x%llx aborted\n", ioctx->ch->sess_name, ioctx->tag);
+}
+
+static const char *const srpt_cmd_state_name[] = {
+	[SRPT_CMD_FREE] = "free",
+	[SRPT_CMD_NEW] = "new",
+	[SRPT_CMD_DATA_OUT] = "waiting for write data",
+	[SRPT_CMD_EXECUTING] = "in the backend",
+	[SRPT_CMD_RSP_SENT] = "response posted",
+	[SRPT_CMD_DONE] = "done",
+};
+
+/**
+ * srpt_describe_ioctx() - one line about a busy request, for the log
+ * @ioctx: the request
+ * @buf: output
+ * @len: size of @buf
+ */
+static void srpt_describe_ioctx(const struct srpt_send_ioctx *ioctx,
+				char *buf, size_t len)
+{
+	unsigned int age = jiffies_to_msecs(jiffies - ioctx->start) / 1000;
+
+	if (ioctx->cred_req)
+		snprintf(buf, len, "SRP_CRED_REQ, %s for %u s",
+			 srpt_cmd_state_name[ioctx->state], age);
+	else if (ioctx->in_lio && ioctx->cmd.se_cmd_flags & SCF_SCSI_TMR_CDB)
+		snprintf(buf, len, "TMF tag 0x%llx, %s for %u s", ioctx->tag,
+			 srpt_cmd_state_name[ioctx->state], age);
+	else
+		snprintf(buf, len, "tag 0x%llx (LUN %llu, opcode 0x%02x), %s for %u s",
+			 ioctx->tag, ioctx->cmd.orig_fe_lun, ioctx->cdb[0],
+			 srpt_cmd_state_name[ioctx->state], age);
+}
+
+/**
+ * srpt_oldest_busy() - the request of a channel that arrived first
+ * @ch: channel; its lock is held
+ *
+ * Return: the busy context with the earliest start, or NULL if none.
+ */
+static struct srpt_send_ioctx *srpt_oldest_busy(struct srpt_channel *ch)
+{
+	struct srpt_send_ioctx *oldest = NULL;
+	u32 i;
+
+	lockdep_assert_held(&ch->lock);
+	for (i = 0; i < ch->n_ioctx; i++) {
+		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];
+
+		if (ioctx->state == SRPT_CMD_FREE)
+			continue;
+		if (!oldest || time_before(ioctx->start, oldest->start))
+			oldest = ioctx;
+	}
+	return oldest;
+}
+
+/**
+ * srpt_ch_wait_idle() - wait until every request of a closing channel is
+ * finished
+ * @ch: channel, no longer live, its QP drained
+ *
+ * LIO finishes or aborts its commands and their responses complete with
+ * flush errors, so the wait ends; while it lasts, every ten seconds the
+ * log says how many requests are left, whose they are and which one is
+ * the oldest.  On return nothing of the I/O path uses @ch any more.
+ */
+void srpt_ch_wait_idle(struct srpt_channel *ch)
+{
+	struct srpt_send_ioctx *oldest;
+	unsigned long flags;
+	char desc[96];
+	u32 busy;
+
+	/* Responses that waited for room now find it: the QP is drained. */
+	srpt_sq_kick(ch);
+	while (!wait_event_timeout(ch->idle_wq, !READ_ONCE(ch->n_busy),
+				   10 * HZ)) {
+		spin_lock_irqsave(&ch->lock, flags);
+		busy = ch->n_busy;
+		oldest = srpt_oldest_busy(ch);
+		if (oldest)
+			srpt_describe_ioctx(oldest, desc, sizeof(desc));
+		spin_unlock_irqrestore(&ch->lock, flags);
+		if (busy)
+			pr_info("%s: release waits for %u request(s); oldest: %s\n",
+				ch->sess_name, busy, oldest ? desc : "?");
+	}
+	/* The last srpt_put_ioctx() woke us under the lock: let it finish. */
+	spin_lock_irqsave(&ch->lock, flags);
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_watch_interval() - how often the stuck-command check runs
+ * @secs: the portal group's cmd_report_secs (0: off)
+ *
+ * Return: the delay in jiffies.
+ */
+static unsigned long srpt_watch_interval(u32 secs)
+{
+	return secs ? max(secs / 4, 1U) * HZ : 10 * HZ;
+}
+
+/**
+ * srpt_watch_work() - report requests stuck for too long
+ * @work: the channel's watch_work
+ *
+ * Runs while the channel is live.  A request older than the portal
+ * group's cmd_report_secs is reported once, with its tag, LUN, opcode and
+ * state; LIO offers a fabric driver no way to abort a single command, so
+ * the report is what an operator gets (the initiator's own timeout then
+ * sends ABORT TASK or LUN RESET).
+ */
+void srpt_watch_work(struct work_struct *work)
+{
+	struct srpt_channel *ch = container_of(to_delayed_work(work),
+					       struct srpt_channel,
+					       watch_work);
+	u32 secs = READ_ONCE(ch->tpg->cmd_report_secs);
+	unsigned long flags;
+	char desc[96];
+	s64 more;
+	u32 i;
+
+	for (i = 0; secs && i < ch->n_ioctx; i++) {
+		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];
+		bool report;
+
+		spin_lock_irqsave(&ch->lock, flags);
+		report = ioctx->state != SRPT_CMD_FREE && !ioctx->reported &&
+			 time_after(jiffies, ioctx->start + secs * HZ);
+		if (report) {
+			ioctx->reported = true;
+			srpt_describe_ioctx(ioctx, desc, sizeof(desc));
+		}
+		spin_unlock_irqrestore(&ch->lock, flags);
+		if (!report)
+			continue;
+		more = atomic64_inc_return(&ch->stats.stuck);
+		pr_warn_ratelimited("%s: request stuck: %s (%lld reported so far)\n",
+				    ch->sess_name, desc, more);
+	}
+	if (READ_ONCE(ch->state) == SRPT_CH_LIVE)
+		queue_delayed_work(system_long_wq, &ch->watch_work,
+				   srpt_watch_interval(secs));
+}
+
+/**
+ * srpt_watch_start() - start the stuck-request check of a live channel
+ * @ch: channel
+ */
+void srpt_watch_start(struct srpt_channel *ch)
+{
+	queue_delayed_work(system_long_wq, &ch->watch_work,
+			   srpt_watch_interval(READ_ONCE(ch->tpg->cmd_report_secs)));
 }

@@ -27,8 +27,9 @@ gid_prefix() {
 # initiator_ext=$(gid_prefix): prefix + node GUID, i.e. the port's GID.
 initiator_id() { echo "$(gid_prefix)$(node_guid)"; }
 
-# tgt_dir: configfs directory of the portal group.
-tgt_dir() { echo "$CFS_SRPT/0x$(port_gid)/tpgt_1"; }
+# tgt_dir: configfs directory of the portal group ($TGT_DIR if set: a case
+# that removes rxe0 names it while the GID cannot be read).
+tgt_dir() { echo "${TGT_DIR:-$CFS_SRPT/0x$(port_gid)/tpgt_1}"; }
 
 # rd_backstore [NAME [SIZE]]: configfs directory of a ramdisk backstore
 # (default rd_login, $LUN_SIZE); created through configfs if missing, and

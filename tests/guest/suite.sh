@@ -18,6 +18,8 @@ GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 if [[ $SUITE_LOGIN == 1 && -f $GUEST_DIR/login.sh ]]; then
 	# shellcheck source=tests/guest/login.sh
 	. "$GUEST_DIR/login.sh"
+	# shellcheck source=tests/guest/faults.sh
+	. "$GUEST_DIR/faults.sh"
 fi
 
 # An initiator port ID for ACLs: initiator_ext (16 hex) + GUID (16 hex).
@@ -342,6 +344,7 @@ run_case tpg_attrib case_tpg_attrib
 run_case rxe_relink case_rxe_relink
 if declare -F run_login_cases >/dev/null; then
 	run_login_cases
+	run_fault_cases
 fi
 run_case rmmod case_rmmod
 run_case dmesg case_dmesg

@@ -1,0 +1,349 @@
+# shellcheck shell=bash
+# tests/guest/faults.sh: task management, teardown and fault cases, sourced
+# by suite.sh after lib.sh and login.sh.  What an operator or a failing
+# initiator does to a target with sessions and I/O in flight: resets under
+# load, logins and logouts under dm-multipath, RDMA device removal, portal
+# group / ACL / LUN removal, unload, and many login cycles.
+
+# poll_until SECS CMD...: run CMD every 0.2 s until it succeeds or SECS
+# pass; the status is CMD's last one.
+poll_until() {
+	local secs=$1 end
+	shift
+	end=$((SECONDS + secs))
+	until "$@"; do
+		((SECONDS < end)) || return 1
+		nap 0.2
+	done
+}
+
+channels_are() { [[ $(channel_count) == "$1" ]]; }
+cmds_over() { [[ $(counter cmds) -gt $1 ]]; }
+exited() { ! kill -0 "$1" 2>/dev/null; }
+dmesg_has() { dmesg_here | grep -q "$1"; }
+
+# fast_reconnect: let ib_srp retry a lost connection every second.
+fast_reconnect() {
+	local p
+	for p in /sys/class/srp_remote_ports/*/reconnect_delay; do
+		[[ -e $p ]] && echo 1 >"$p"
+	done
+	return 0
+}
+
+# acl_dir: configfs directory of the kernel initiator's ACL.
+acl_dir() { echo "$(tgt_dir)/acls/0x$(initiator_id)"; }
+
+# acl_map / acl_unmap: map LUN 0 into the initiator's ACL, or remove the
+# mapping and the ACL.
+acl_map() {
+	local a
+	a=$(acl_dir)
+	mkdir -p "$a/lun_0" && ln -s "$(tgt_dir)/lun/lun_0" "$a/lun_0/lun0"
+}
+acl_unmap() {
+	local a
+	a=$(acl_dir)
+	rm -f "$a/lun_0/lun0" && rmdir "$a/lun_0" "$a"
+}
+
+# verify_loop DEV NAME PIDFILE: fio verify runs on DEV until the process in
+# PIDFILE ends; prints the number of runs; fails on the first error.
+verify_loop() {
+	local dev=$1 name=$2 pid n=0
+	read -r pid <"$3"
+	while kill -0 "$pid" 2>/dev/null; do
+		fio_verify "$dev" "$name" --direct=1 --rw=randwrite --bs=4k \
+			--size=8M --iodepth=16 >&2 || return 1
+		n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# case_tmf_reset_load: 60 s of LUN resets (sg_reset -d) alternating every
+# second with bus resets (sg_reset -b; ib_srp has no bus reset, so the SCSI
+# layer escalates to a host reset: ib_srp reconnects every channel) while
+# fio verifies data on the same disk.  Every LUN reset must succeed (the
+# target answers "function complete"), no verify error, and the disk works
+# afterwards.
+case_tmf_reset_load() {
+	local d pidf=/tmp/resets.pid runs lr hr
+	check srp_target_up
+	check srp_login ch_count=2
+	d=$(srp_disk) || fail "no disk"
+	fast_reconnect
+	(
+		end=$((SECONDS + 60)) i=0
+		while ((SECONDS < end)); do
+			if ((i % 2 == 0)); then
+				sg_reset -d "$d" && echo "lun_reset ok" || echo "lun_reset failed"
+			else
+				sg_reset -b "$d" && echo "bus_reset ok" || echo "bus_reset failed"
+			fi
+			i=$((i + 1))
+			nap 1
+		done
+	) >"$RESULTS/resets.txt" 2>&1 &
+	echo $! >"$pidf"
+	runs=$(verify_loop "$d" reset_bg "$pidf") || fail "fio verify failed during resets"
+	wait
+	lr=$(grep -c 'lun_reset ok' "$RESULTS/resets.txt")
+	hr=$(grep -c 'bus_reset ok' "$RESULTS/resets.txt")
+	log "fio verify runs: $runs; LUN resets ok: $lr; bus/host resets ok: $hr"
+	grep -v ' ok$' "$RESULTS/resets.txt" | head -n 5
+	[[ $runs -ge 2 ]] || fail "only $runs fio runs completed during the resets"
+	[[ $lr -ge 10 ]] || fail "only $lr LUN resets succeeded"
+	grep -q 'lun_reset failed' "$RESULTS/resets.txt" && fail "a LUN reset failed"
+	[[ $hr -ge 10 ]] || fail "only $hr bus/host resets succeeded"
+	check poll_until 30 sg_turs "$d"
+	check fio_verify "$d" after_resets --direct=1 --rw=randwrite --bs=64k \
+		--size=16M --iodepth=8
+	channels
+	check srp_target_down
+}
+
+# mpath_wwid DEV: the multipath WWID of DEV.
+mpath_dev() {
+	local m
+	for m in /sys/block/dm-*; do
+		[[ -e $m/dm/uuid && $(<"$m/dm/uuid") == mpath-* ]] && {
+			echo "/dev/${m##*/}"
+			return 0
+		}
+	done
+	return 1
+}
+
+# path_count: number of SCSI disks of ib_srp.
+path_count() {
+	local h b n=0
+	for h in $(srp_hosts); do
+		for b in "$h"/device/target*/*/block/*; do
+			[[ -e $b ]] && n=$((n + 1))
+		done
+	done
+	echo "$n"
+}
+paths_are() { [[ $(path_count) == "$1" ]]; }
+
+# login_path EXT: log in as initiator extension EXT (a path of its own);
+# /tmp/path-EXT remembers the SCSI host it created.
+login_path() {
+	local guid before h
+	guid=$(node_guid) || return 1
+	before=" $(srp_hosts | tr '\n' ' ') "
+	sysfs_write "$SRP_HOST/add_target" \
+		"id_ext=$guid,ioc_guid=$guid,dest=$SRP_DEST,initiator_ext=$1,ch_count=1" ||
+		return 1
+	for h in $(srp_hosts); do
+		[[ $before == *" $h "* ]] && continue
+		echo "$h" >"/tmp/path-$1"
+		return 0
+	done
+	echo "login as $1 created no SCSI host" >&2
+	return 1
+}
+
+# logout_path EXT: delete the SRP remote port of initiator extension EXT.
+logout_path() {
+	local h p
+	read -r h <"/tmp/path-$1" || return 1
+	for p in "$h"/device/port-*; do
+		[[ -e $p ]] || continue
+		echo 1 >"/sys/class/srp_remote_ports/${p##*/}/delete"
+		return 0
+	done
+	echo "no remote port under $h" >&2
+	return 1
+}
+
+# mpath_reload [ARGS]: let multipath(8) create or rebuild the map from the
+# paths present (there is no udev in the guest: multipath creates the
+# device nodes itself).
+mpath_reload() {
+	DM_DISABLE_UDEV=1 multipath "$@" >>"$RESULTS/multipath.log" 2>&1
+}
+
+# case_mpath_relogin: two paths (two initiator extensions) to one LUN under
+# dm-multipath with no_path_retry queue; for 60 s one path after the other
+# logs out and in again while fio verifies data through the map.
+case_mpath_relogin() {
+	local m pidf=/tmp/mpath.pid runs ext exts=(1111000000000001 2222000000000002)
+	check srp_target_up "${RXE_ADDR%/*}"
+	check modprobe -a dm_multipath dm_round_robin
+	mkdir -p /etc/multipath
+	cat >/etc/multipath.conf <<-'EOF'
+		defaults {
+			user_friendly_names no
+			find_multipaths no
+			no_path_retry queue
+			path_checker tur
+		}
+		blacklist {
+			devnode "^(ram|loop|fd|md|dm-|sr|scd|st|vd)"
+		}
+	EOF
+	for ext in "${exts[@]}"; do
+		check login_path "$ext"
+	done
+	check poll_until 30 paths_are 2
+	check mpath_reload -v3
+	m=$(mpath_dev) || fail "multipath created no map: $(tail -n 5 "$RESULTS/multipath.log")"
+	DM_DISABLE_UDEV=1 multipath -ll | tee "$RESULTS/multipath-ll.txt"
+	(
+		end=$((SECONDS + 60)) i=0
+		while ((SECONDS < end)); do
+			ext=${exts[i % 2]}
+			logout_path "$ext" || exit 1
+			poll_until 30 paths_are 1 || exit 1
+			mpath_reload -r || exit 1
+			login_path "$ext" || exit 1
+			poll_until 30 paths_are 2 || exit 1
+			mpath_reload -r || exit 1
+			echo "cycle $i ok"
+			i=$((i + 1))
+		done
+	) >"$RESULTS/mpath-cycles.txt" 2>&1 &
+	echo $! >"$pidf"
+	runs=$(verify_loop "$m" mpath_bg "$pidf") || fail "fio verify through multipath failed"
+	wait "$(<"$pidf")" || fail "path cycling failed: $(tail -n 3 "$RESULTS/mpath-cycles.txt")"
+	log "fio verify runs: $runs; path cycles: $(grep -c ok "$RESULTS/mpath-cycles.txt")"
+	[[ $(grep -c ok "$RESULTS/mpath-cycles.txt") -ge 4 ]] ||
+		fail "fewer than 4 logout/login cycles in 60 s"
+	check fio_verify "$m" mpath_after --direct=1 --rw=randwrite --bs=64k \
+		--size=16M --iodepth=8
+	DM_DISABLE_UDEV=1 multipath -F >/dev/null 2>&1 || dmsetup remove_all
+	check srp_target_down
+}
+
+# case_link_delete_io: the RDMA device goes away under I/O (rdma link
+# delete): ib_srp loses its disk, the target releases every channel, and
+# after the link comes back a new login works.
+case_link_delete_io() {
+	local d fpid
+	check srp_target_up
+	check srp_login ch_count=2
+	d=$(srp_disk) || fail "no disk"
+	# The target's configfs objects outlive the device; its GID does not.
+	# shellcheck disable=SC2034 # read by tgt_dir
+	TGT_DIR=$(tgt_dir)
+	fio --name=linkdel --filename="$d" --direct=1 --rw=randrw --bs=16k \
+		--iodepth=32 --time_based --runtime=120 --ioengine=libaio \
+		--output="$RESULTS/fio-linkdel.txt" >/dev/null 2>&1 &
+	fpid=$!
+	check poll_until 30 cmds_over 500
+	check rxe_del
+	check poll_until 60 channels_are 0
+	# ib_srp, a client of the same device, may disconnect first.
+	[[ $(dmesg_here | grep -c 'channel released') -ge 2 ]] ||
+		fail "the channels were not released"
+	dmesg_here | grep -q "$RXE_DEV: removed" || fail "device removal not logged"
+	check poll_until 60 exited "$fpid"
+	wait "$fpid" && fail "fio did not see the path fail"
+	check rxe_add
+	unset TGT_DIR
+	check poll_until 30 test -e "$SRP_HOST/add_target"
+	check srp_logout_all
+	check srp_login ch_count=2
+	d=$(srp_disk) || fail "no disk after the link came back"
+	check fio_verify "$d" after_relink --direct=1 --rw=randwrite --bs=4k \
+		--size=16M --iodepth=16
+	check srp_target_down
+}
+
+# case_live_teardown: with an initiator logged in and I/O running, disable
+# the portal group, delete the ACL and delete the LUN; the sessions close
+# (and ib_srp reconnects once allowed again); rmmod is refused while
+# configfs objects exist and succeeds after they are gone.
+case_live_teardown() {
+	local d t fpid
+	check srp_target_up
+	t=$(tgt_dir)
+	check srp_login ch_count=2
+	d=$(srp_disk) || fail "no disk"
+	fast_reconnect
+
+	log "--- portal group disable"
+	fio --name=bg1 --filename="$d" --direct=1 --rw=randread --bs=4k \
+		--iodepth=16 --time_based --runtime=5 --ioengine=libaio >/dev/null 2>&1 &
+	fpid=$!
+	check poll_until 30 cmds_over 200
+	check sysfs_write "$t/enable" 0
+	check channels_are 0
+	dmesg_here | grep -q 'closing channel: portal group disabled' ||
+		fail "no channel closed by the disable"
+	check sysfs_write "$t/enable" 1
+	check poll_until 60 channels_are 2
+	wait "$fpid"
+	check poll_until 30 sg_turs "$d"
+	check fio_verify "$d" after_enable --direct=1 --rw=randwrite --bs=4k \
+		--size=8M --iodepth=16
+
+	log "--- ACL delete"
+	check acl_unmap
+	check poll_until 30 channels_are 0
+	dmesg_here | grep -q 'session closed by LIO' ||
+		fail "LIO did not close the session of the deleted ACL"
+	check poll_until 30 dmesg_has 'initiator not in the ACL'
+	check acl_map
+	check poll_until 60 channels_are 2
+	check poll_until 30 sg_turs "$d"
+	check fio_verify "$d" after_acl --direct=1 --rw=randwrite --bs=4k \
+		--size=8M --iodepth=16
+
+	log "--- LUN delete"
+	check rm "$(acl_dir)/lun_0/lun0"
+	check rmdir "$(acl_dir)/lun_0"
+	check find "$t/lun/lun_0" -maxdepth 1 -type l -delete
+	check rmdir "$t/lun/lun_0"
+	# LIO answers for an unmapped LUN 0 with its virtual LUN 0: the
+	# initiator now sees "no device" (peripheral qualifier 1 or 3).
+	sg_inq "$d" | tee "$RESULTS/inq-deleted-lun.txt"
+	grep -Eq 'PQual=[13]' "$RESULTS/inq-deleted-lun.txt" ||
+		fail "INQUIRY still shows a device after the LUN was deleted"
+	check channels_are 2
+
+	log "--- unload"
+	check_not rmmod ib_srpt
+	check srp_logout_all
+	check srpt_teardown
+	check rmmod ib_srpt
+}
+
+# slab_kib: the kernel's slab memory in KiB.
+slab_kib() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
+
+# case_login_cycles: 100 login/logout cycles; slab memory returns to where
+# it was after the first cycle (within 2 MiB, to allow for the rest of the
+# system), no LIO session is left in configfs, and rmmod succeeds.
+case_login_cycles() {
+	local i d s0 s1 srpt_slab
+	check srp_target_up
+	for ((i = 0; i <= 100; i++)); do
+		srp_login ch_count=1 >/dev/null || fail "login $i failed"
+		d=$(srp_disk) || fail "no disk after login $i"
+		sg_turs "$d" || fail "TEST UNIT READY failed after login $i"
+		srp_logout_all || fail "logout $i failed"
+		poll_until 30 channels_are 0 || fail "channel not released after logout $i"
+		if ((i == 0)); then
+			echo 2 >/proc/sys/vm/drop_caches
+			s0=$(slab_kib)
+		fi
+	done
+	echo 2 >/proc/sys/vm/drop_caches
+	s1=$(slab_kib)
+	log "Slab: $s0 KiB after the first cycle, $s1 KiB after 100 more"
+	[[ $((s1 - s0)) -lt 2048 ]] || fail "slab grew by $((s1 - s0)) KiB over 100 cycles"
+	srpt_slab=$(grep -E '^ib_srpt' /proc/slabinfo | awk '{ print $1, $2 }')
+	log "ib_srpt slab caches (name, active objects): $srpt_slab"
+	check srp_target_down
+	check rmmod ib_srpt
+}
+
+run_fault_cases() {
+	CASE_TIMEOUT=300 run_case tmf_reset_load case_tmf_reset_load
+	CASE_TIMEOUT=300 run_case mpath_relogin case_mpath_relogin
+	CASE_TIMEOUT=300 run_case link_delete_io case_link_delete_io
+	CASE_TIMEOUT=300 run_case live_teardown case_live_teardown
+	CASE_TIMEOUT=400 run_case login_cycles case_login_cycles
+}
