@@ -300,6 +300,7 @@ enum srpt_ch_state {
  * @qp_num:	its number, for messages and statistics
  * @lock:	protects @state, credits, @free_list and @wait_list
  * @state:	enum srpt_ch_state
+ * @registered:	on the channel list: srpt_ch_close() queues the release
  * @list:	entry in the driver's channel list
  * @release_work: tears the channel down in process context
  * @wait_work:	processes @wait_list once command contexts are free
@@ -343,6 +344,7 @@ struct srpt_channel {
 	u32			qp_num;
 	spinlock_t		lock;	/* see above */
 	enum srpt_ch_state	state;
+	bool			registered;
 	struct list_head	list;
 	struct work_struct	release_work;
 	struct work_struct	wait_work;
@@ -445,7 +447,7 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 int srpt_ch_create_qp(struct srpt_channel *ch);
 int srpt_ch_post_recvs(struct srpt_channel *ch);
 int srpt_ch_start_session(struct srpt_channel *ch, const char *acl_name);
-u8 srpt_ch_register(struct srpt_channel *ch, bool single);
+int srpt_ch_register(struct srpt_channel *ch, bool single, u8 *multichan);
 void srpt_ch_free(struct srpt_channel *ch);
 int srpt_ch_qp_init(struct srpt_channel *ch);
 int srpt_ch_qp_rtr(struct srpt_channel *ch);

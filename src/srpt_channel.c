@@ -30,6 +30,7 @@
 #include <target/target_core_fabric.h>
 
 #include "srpt.h"
+#include "srpt_trace.h"
 
 /*
  * struct ib_qp_attr lives on the stack of the QP transition functions.  It
@@ -539,18 +540,36 @@ static bool srpt_ch_same_nexus(const struct srpt_channel *a,
  * srpt_ch_register() - put a new channel on the channel list
  * @ch: the channel, fully set up
  * @single: the initiator asked for SINGLE channel operation
+ * @multichan: receives the multichannel result for SRP_LOGIN_RSP
  *
  * With SINGLE, every other channel of the same I_T nexus (initiator port,
  * target port, RDMA port and portal group) is closed; with MULTI they stay.
  *
- * Return: the multichannel result for SRP_LOGIN_RSP.
+ * The channel is refused if it was closed while the login set it up (LIO's
+ * close_session, a QP event: srpt_ch_close() only marks an unregistered
+ * channel) or if its portal group was disabled since the lookup.  Both are
+ * decided under srpt_ch_mutex, which srpt_ch_close_matching() takes after
+ * clearing @tpg->enabled: a disable either sees the channel on the list or
+ * the channel sees the disable.
+ *
+ * Return: 0, or -ESHUTDOWN if the channel was refused (the caller frees it
+ * and rejects the login).
  */
-u8 srpt_ch_register(struct srpt_channel *ch, bool single)
+int srpt_ch_register(struct srpt_channel *ch, bool single, u8 *multichan)
 {
 	struct srpt_channel *other;
-	bool others = false;
+	bool others = false, ok;
 
 	mutex_lock(&srpt_ch_mutex);
+	spin_lock_irq(&ch->lock);
+	ok = ch->state == SRPT_CH_CONNECTING && READ_ONCE(ch->tpg->enabled) &&
+	     !READ_ONCE(ch->tpg->dying);
+	ch->registered = ok;
+	spin_unlock_irq(&ch->lock);
+	if (!ok) {
+		mutex_unlock(&srpt_ch_mutex);
+		return -ESHUTDOWN;
+	}
 	list_for_each_entry(other, &srpt_ch_list, list) {
 		if (!srpt_ch_same_nexus(ch, other))
 			continue;
@@ -562,9 +581,11 @@ u8 srpt_ch_register(struct srpt_channel *ch, bool single)
 	mutex_unlock(&srpt_ch_mutex);
 
 	if (!others)
-		return SRPT_LOGIN_RSP_MULTICHAN_NO_CHAN;
-	return single ? SRPT_LOGIN_RSP_MULTICHAN_TERMINATED :
-			SRPT_LOGIN_RSP_MULTICHAN_MAINTAINED;
+		*multichan = SRPT_LOGIN_RSP_MULTICHAN_NO_CHAN;
+	else
+		*multichan = single ? SRPT_LOGIN_RSP_MULTICHAN_TERMINATED :
+				      SRPT_LOGIN_RSP_MULTICHAN_MAINTAINED;
+	return 0;
 }
 
 /**
@@ -582,8 +603,11 @@ void srpt_ch_established(struct srpt_channel *ch)
 		ch->state = SRPT_CH_LIVE;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	pr_debug("%s: channel established\n", ch->sess_name);
-	if (live)
+	if (live) {
+		trace_srpt_ch_state(ch->sess_name, ch->id, SRPT_CH_CONNECTING,
+				    SRPT_CH_LIVE);
 		srpt_watch_start(ch);
+	}
 	/* Requests that arrived before the RTU. */
 	srpt_process_wait_list(ch);
 }
@@ -595,22 +619,29 @@ void srpt_ch_established(struct srpt_channel *ch)
  *
  * Safe in any context (LIO calls close_session under a spinlock, QP events
  * arrive in interrupt context): it only changes the state and queues the
- * release work, which does the rest.  Later calls do nothing.
+ * release work, which does the rest.  Later calls do nothing.  A channel
+ * the login path has not registered yet is only marked: the registration
+ * then fails and the login path frees it.
  */
 void srpt_ch_close(struct srpt_channel *ch, const char *why)
 {
+	enum srpt_ch_state old;
 	unsigned long flags;
-	bool first;
+	bool first, release;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	first = ch->state < SRPT_CH_DISCONNECTING;
+	old = ch->state;
+	first = old < SRPT_CH_DISCONNECTING;
 	if (first)
 		ch->state = SRPT_CH_DISCONNECTING;
+	release = first && ch->registered;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (!first)
 		return;
+	trace_srpt_ch_state(ch->sess_name, ch->id, old, SRPT_CH_DISCONNECTING);
 	pr_info("%s: closing channel: %s\n", ch->sess_name, why);
-	queue_work(system_long_wq, &ch->release_work);
+	if (release)
+		queue_work(system_long_wq, &ch->release_work);
 }
 
 /**
@@ -684,6 +715,8 @@ static void srpt_ch_release_work(struct work_struct *work)
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->state = SRPT_CH_RELEASING;
 	spin_unlock_irqrestore(&ch->lock, flags);
+	trace_srpt_ch_state(ch->sess_name, ch->id, SRPT_CH_DISCONNECTING,
+			    SRPT_CH_RELEASING);
 
 	if (ch->using_rdma_cm) {
 		rdma_disconnect(ch->rdma_cm_id);

@@ -27,6 +27,7 @@
 #include <target/target_core_base.h>
 
 #include "srpt.h"
+#include "srpt_trace.h"
 
 static struct rdma_cm_id *srpt_rdma_listener;
 static DEFINE_MUTEX(srpt_rdma_listener_mutex);
@@ -117,6 +118,7 @@ static void srpt_login_reject(struct srpt_login *l)
 {
 	pr_info("login from %s refused (reason 0x%05x): %s\n", l->ini.desc,
 		l->d.reject_reason, l->d.why ? l->d.why : "unknown");
+	trace_srpt_login(l->ini.desc, 0, l->d.reject_reason, 0, 0, 0, false);
 	l->rsp_len = srpt_build_login_rej(l->rsp, sizeof(l->rsp), l->req.tag,
 					  l->d.reject_reason,
 					  SRPT_BUF_FORMAT_DIRECT |
@@ -179,9 +181,17 @@ static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
 		goto free_ch;
 
 	ch->req_lim = ch->rq_size;
-	multichan = srpt_ch_register(ch, !l->d.multichannel);
+	if (srpt_ch_register(ch, !l->d.multichannel, &multichan)) {
+		srpt_ch_free(ch);
+		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		l->d.why = "portal group disabled or session closed during login";
+		srpt_login_reject(l);
+		return NULL;
+	}
 	l->rsp_len = srpt_build_login_rsp(l->rsp, sizeof(l->rsp), l->req.tag,
 					  &l->d, ch->rq_size, multichan);
+	trace_srpt_login(l->ini.desc, ch->id, 0, ch->max_it_iu_len,
+			 ch->max_ti_iu_len, ch->rq_size, ch->imm_data);
 	pr_info("login from %s accepted: it_iu %u ti_iu %u credits %u sq %u immediate data %s, %s\n",
 		l->ini.desc, ch->max_it_iu_len, ch->max_ti_iu_len, ch->rq_size,
 		ch->sq_size, ch->imm_data ? "on" : "off",

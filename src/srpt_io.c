@@ -35,6 +35,7 @@
 
 #include "srpt.h"
 #include "srpt_compat.h"
+#include "srpt_trace.h"
 
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -405,6 +406,8 @@ static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
 	ioctx->rsp_wrs = n;
 	ioctx->state = SRPT_CMD_RSP_SENT;
 	ioctx->responded = true;
+	trace_srpt_rsp(ch->id, ioctx->tag, ioctx->cred_req, a->status,
+		       a->req_lim_delta, n);
 	ret = ib_post_send(ch->qp, first, NULL);
 	if (ret) {
 		atomic_add(n, &ch->sq_wr_avail);
@@ -659,6 +662,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		u64 tag = srpt_iu_tag(r);
 
 		atomic64_inc(&ch->stats.malformed);
+		trace_srpt_bad_iu(ch->id, SRPT_OP_CMD, r->byte_len, err);
 		pr_warn_ratelimited("%s: malformed SRP_CMD (tag 0x%llx, %u bytes): %s\n",
 				    ch->sess_name, tag, r->byte_len,
 				    srpt_cmd_err_str(err));
@@ -671,6 +675,8 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 
 	ioctx->tag = ci.tag;
 	ioctx->dir = ci.dir;
+	trace_srpt_cmd(ch->id, ci.tag, srpt_unpack_lun(ci.lun), ci.cdb[0],
+		       ci.data_len, ci.dir, ci.fmt == SRPT_DATA_DESC_IMM);
 	memcpy(ioctx->cdb, ci.cdb, ci.cdb_len);
 	if (ci.cdb_len < 16)
 		memset(ioctx->cdb + ci.cdb_len, 0, 16 - ci.cdb_len);
@@ -769,12 +775,15 @@ static void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	srpt_repost_recv(ch, r);
 	if (ret) {
 		atomic64_inc(&ch->stats.malformed);
+		trace_srpt_bad_iu(ch->id, SRPT_OP_TSK_MGMT, r->byte_len, ret);
 		pr_warn_ratelimited("%s: malformed SRP_TSK_MGMT (%u bytes)\n",
 				    ch->sess_name, r->byte_len);
 		srpt_send_error_rsp(ioctx, ti.tag, SAM_STAT_GOOD, 0, 0, 0,
 				    SRPT_TMF_RSP_INVALID_FIELDS);
 		return;
 	}
+	trace_srpt_tmf(ch->id, ti.tag, ti.func, ti.task_tag,
+		       srpt_unpack_lun(ti.lun));
 	func = srpt_tmf_to_lio(ti.func);
 	if (func < 0) {
 		pr_info_ratelimited("%s: undefined task management function 0x%02x\n",
@@ -836,6 +845,7 @@ static bool srpt_handle_iu(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 		break;
 	default:
 		atomic64_inc(&ch->stats.malformed);
+		trace_srpt_bad_iu(ch->id, opcode, r->byte_len, -EOPNOTSUPP);
 		pr_warn_ratelimited("%s: ignored IU with opcode 0x%02x (%u bytes)\n",
 				    ch->sess_name, opcode, r->byte_len);
 		srpt_repost_recv(ch, r);
@@ -1233,6 +1243,7 @@ void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
 	a->tag = ioctx->tag;
 	a->has_resp_code = true;
 	a->resp_code = srpt_tmr_rsp_code(se_cmd->se_tmr_req->response);
+	trace_srpt_tmf_rsp(ioctx->ch->id, ioctx->tag, a->resp_code);
 	srpt_queue_own(ioctx);
 }
 

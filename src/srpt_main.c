@@ -18,6 +18,9 @@
 
 #include "srpt.h"
 
+#define CREATE_TRACE_POINTS
+#include "srpt_trace.h"
+
 unsigned int srpt_max_req_size = SRPT_DEF_REQ_SIZE;
 unsigned int srpt_srq_size = SRPT_DEF_SRQ_SIZE;
 static atomic64_t srpt_guid = ATOMIC64_INIT(0);
