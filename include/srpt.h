@@ -479,6 +479,7 @@ extern struct configfs_attribute *srpt_wwn_attrs[];
 extern struct configfs_attribute *srpt_tpg_attrib_attrs[];
 extern struct configfs_attribute *srpt_tpg_base_attrs[];
 extern struct configfs_attribute *srpt_nacl_base_attrs[];
+extern struct configfs_attribute *srpt_nacl_auth_attrs[];
 struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 			       struct config_group *group, const char *name);
 void srpt_drop_tport(struct se_wwn *wwn);

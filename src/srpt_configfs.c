@@ -444,6 +444,20 @@ struct configfs_attribute *srpt_nacl_base_attrs[] = {
 	NULL,
 };
 
+/* SRP has no authentication; rtslib reads this for "sessions detail". */
+static ssize_t srpt_nacl_auth_authenticate_target_show(struct config_item *item,
+						       char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+
+CONFIGFS_ATTR_RO(srpt_nacl_auth_, authenticate_target);
+
+struct configfs_attribute *srpt_nacl_auth_attrs[] = {
+	&srpt_nacl_auth_attr_authenticate_target,
+	NULL,
+};
+
 struct configfs_attribute *srpt_wwn_attrs[] = {
 	&srpt_wwn_attr_version,
 	NULL,

@@ -95,5 +95,6 @@ const struct target_core_fabric_ops srpt_fabric_ops = {
 	.tfc_tpg_base_attrs		= srpt_tpg_base_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
 	.tfc_tpg_nacl_base_attrs	= srpt_nacl_base_attrs,
+	.tfc_tpg_nacl_auth_attrs	= srpt_nacl_auth_attrs,
 	SRPT_COMPAT_SUBMIT_OPS
 };

@@ -365,8 +365,9 @@ static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
  * The IU is an SRP_RSP, or an SRP_CRED_REQ if @ioctx->cred_req is set.  It
  * carries every credit freed so far.
  *
- * Return: 0, or the errno of ib_post_send(): then the entries and the
- * credits are given back and nothing was posted.
+ * Return: 0, or the errno of ib_post_send() (-EIO instead of -ENOMEM once
+ * the channel is closing): then the entries and the credits are given back
+ * and nothing was posted.
  */
 static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
 			      struct srpt_rsp_args *a, bool with_data,
@@ -416,6 +417,8 @@ static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
 		srpt_undo_credits(ch, a->req_lim_delta);
 		pr_warn_ratelimited("%s: posting a response failed (%d)\n",
 				    ch->sess_name, ret);
+		if (ret == -ENOMEM && READ_ONCE(ch->state) != SRPT_CH_LIVE)
+			ret = -EIO;
 	}
 	return ret;
 }
@@ -1102,7 +1105,9 @@ void srpt_close_session(struct se_session *se_sess)
  * @ioctx: the command
  * @ret: what srpt_post_rsp() returned
  *
- * -ENOMEM (send queue full) goes back to LIO, which retries the callback.
+ * -ENOMEM (send queue full) goes back to LIO, which retries the callback,
+ * (srpt_post_reserved() turns a failed post on a closing channel into
+ * -EIO: it would not succeed later, and LIO's retry would spin forever.)
  * After any other failure no completion will come for the command, so the
  * reference the completion would have dropped is dropped here.
  *
@@ -1149,7 +1154,8 @@ int srpt_write_pending(struct se_cmd *se_cmd)
 		atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
 		pr_warn_ratelimited("%s: posting RDMA READ failed (%d)\n",
 				    ch->sess_name, ret);
-		return -ENOMEM;
+		/* Retried by LIO while the channel lives; else fails the command. */
+		return READ_ONCE(ch->state) == SRPT_CH_LIVE ? -ENOMEM : -EIO;
 	}
 	return 0;
 }

@@ -20,6 +20,8 @@ if [[ $SUITE_LOGIN == 1 && -f $GUEST_DIR/login.sh ]]; then
 	. "$GUEST_DIR/login.sh"
 	# shellcheck source=tests/guest/faults.sh
 	. "$GUEST_DIR/faults.sh"
+	# shellcheck source=tests/guest/observe.sh
+	. "$GUEST_DIR/observe.sh"
 fi
 
 # An initiator port ID for ACLs: initiator_ext (16 hex) + GUID (16 hex).
@@ -345,6 +347,7 @@ run_case rxe_relink case_rxe_relink
 if declare -F run_login_cases >/dev/null; then
 	run_login_cases
 	run_fault_cases
+	run_observe_cases
 fi
 run_case rmmod case_rmmod
 run_case dmesg case_dmesg

@@ -1,0 +1,149 @@
+# shellcheck shell=bash
+# tests/guest/observe.sh: what an operator sees, sourced by suite.sh after
+# lib.sh, login.sh and faults.sh: targetcli's session list, the
+# per-channel counters, the tracepoints and the stuck-request report.
+
+TRACEFS=/sys/kernel/tracing
+
+# trace_on / trace_off: the ib_srpt events, with an empty buffer.
+trace_on() {
+	mountpoint -q "$TRACEFS" || mount -t tracefs tracefs "$TRACEFS" || return 1
+	echo 0 >"$TRACEFS/tracing_on" &&
+		echo >"$TRACEFS/trace" &&
+		echo 1 >"$TRACEFS/events/ib_srpt/enable" &&
+		echo 1 >"$TRACEFS/tracing_on"
+}
+trace_off() {
+	echo 0 >"$TRACEFS/events/ib_srpt/enable"
+	cat "$TRACEFS/trace" >"$RESULTS/trace-$CASE_NAME.txt"
+}
+
+# case_sessions_stats: targetcli's "sessions" lists the logged-in initiator
+# with one connection per channel, the counters move with fio, and the ACL
+# says "No active" after the logout.
+case_sessions_stats() {
+	local d out c0 c1 i0 i1 o0 o1
+	SRP_TARGETCLI=1 check srp_target_up
+	check srp_login ch_count=2
+	d=$(srp_disk) || fail "no disk"
+	check wait_channels 2
+	out=$(targetcli sessions detail 2>&1)
+	echo "$out"
+	grep -q "alias: ${RXE_ADDR%/*}.*session-state: LOGGED_IN" <<<"$out" ||
+		fail "targetcli sessions does not list the initiator"
+	[[ $(grep -c 'connection-state: LOGGED_IN' <<<"$out") == 2 ]] ||
+		fail "targetcli sessions does not show both channels"
+	grep -q "name: $(initiator_id | sed 's/^/0x/')" <<<"$out" ||
+		grep -q "name: ib.$(initiator_id)" <<<"$out" ||
+		fail "targetcli sessions detail does not name the ACL"
+	grep -q 'mapped-lun: 0 backstore: ramdisk/rd_login' <<<"$out" ||
+		fail "targetcli sessions detail does not show the mapped LUN"
+
+	c0=$(counter cmds) i0=$(counter bytes_in) o0=$(counter bytes_out)
+	check fio_verify "$d" stats --direct=1 --rw=write --bs=64k --size=16M \
+		--iodepth=4
+	c1=$(counter cmds) i1=$(counter bytes_in) o1=$(counter bytes_out)
+	log "cmds $c0 -> $c1, bytes_in $i0 -> $i1, bytes_out $o0 -> $o1"
+	# 16 MiB written in 64 KiB commands, then read back for the verify.
+	[[ $((c1 - c0)) -ge 512 ]] || fail "cmds moved by $((c1 - c0)), expected >= 512"
+	[[ $((i1 - i0)) -ge 16777216 ]] || fail "bytes_in moved by $((i1 - i0))"
+	[[ $((o1 - o0)) -ge 16777216 ]] || fail "bytes_out moved by $((o1 - o0))"
+	channels | grep -q ' id=[0-9]* state=live ' || fail "channels lacks id/state"
+
+	check srp_logout_all
+	check wait_channels 0
+	out=$(targetcli sessions 2>&1)
+	echo "$out"
+	grep -q 'no open sessions' <<<"$out" || fail "a session is listed after the logout"
+	grep -q '^No active SRP session' "$(tgt_dir)/acls/0x$(initiator_id)/info" ||
+		fail "ACL info after logout: $(cat "$(tgt_dir)/acls/0x$(initiator_id)/info")"
+	check srp_target_down
+}
+
+# case_tracepoints: the ib_srpt trace events fire for a login, commands and
+# their responses, a LUN reset and its response, a bad login, and the
+# channel state changes of a logout.
+case_tracepoints() {
+	local d t ev
+	check srp_target_up
+	check trace_on
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk"
+	check sg_turs "$d"
+	check dd if="$d" of=/dev/null bs=4k count=4 iflag=direct status=none
+	check sg_reset -d "$d"
+	check srp_logout_all
+	check wait_channels 0
+	# A refused login (IU size) is traced with its reason.
+	check srp_login ch_count=1 max_it_iu_size=40 || true
+	trace_off
+	t=$RESULTS/trace-$CASE_NAME.txt
+	grep -c 'srpt_' "$t" | sed 's/^/trace lines: /'
+	for ev in 'srpt_login: .* accepted' 'srpt_ch_state: .* connecting -> live' \
+		'srpt_cmd: .* opcode=0x00 ' 'srpt_cmd: .* opcode=0x28 len=16384 dir=in' \
+		'srpt_rsp: .* SRP_RSP status=0x00' 'srpt_tmf: .* function=0x08' \
+		'srpt_tmf_rsp: .* response=0x00' 'srpt_ch_state: .* live -> disconnecting' \
+		'srpt_ch_state: .* disconnecting -> releasing'; do
+		grep -Eq "$ev" "$t" || fail "no trace event matching '$ev'"
+	done
+	check srp_target_down
+}
+
+# case_stuck_report: a command held in the backend longer than the portal
+# group's cmd_report_secs is reported once with its tag, LUN and opcode,
+# counted as stuck, and completes when the backend lets it go.  The
+# backend is an iblock LUN on a dm-linear device over a RAM disk, and
+# "dmsetup suspend" holds every I/O sent to it until "dmsetup resume".
+case_stuck_report() {
+	local d t bs=$CFS_TARGET/core/iblock_77/srpt_slow dpid
+	check modprobe -a brd dm_mod
+	[[ -b /dev/ram0 ]] || fail "brd made no /dev/ram0"
+	check env DM_DISABLE_UDEV=1 dmsetup create srpt_slow \
+		--table "0 65536 linear /dev/ram0 0"
+	check mkdir -p "$bs"
+	check sysfs_write "$bs/control" udev_path=/dev/mapper/srpt_slow
+	check sysfs_write "$bs/enable" 1
+	check srp_target_up "" cmd_report_secs=2
+	t=$(tgt_dir)
+	check mkdir "$t/lun/lun_1" "$t/acls/0x$(initiator_id)/lun_1"
+	check ln -s "$bs" "$t/lun/lun_1/srpt_slow"
+	check ln -s "$t/lun/lun_1" "$t/acls/0x$(initiator_id)/lun_1/lun1"
+	check srp_login ch_count=1
+	check srp_disk >/dev/null
+	d=$(lun1_disk) || fail "no disk for LUN 1"
+	check env DM_DISABLE_UDEV=1 dmsetup suspend srpt_slow
+	dd if=/dev/zero of="$d" bs=4k count=1 oflag=direct status=none &
+	dpid=$!
+	check poll_until 30 stuck_over 0
+	check dmesg_has 'request stuck: tag 0x[0-9a-f]* (LUN 1, opcode 0x2a), in the backend for'
+	check env DM_DISABLE_UDEV=1 dmsetup resume srpt_slow
+	wait "$dpid" || fail "the held write failed after the resume"
+	[[ $(counter stuck) == 1 ]] || fail "stuck counted $(counter stuck) times, expected once"
+	channels
+	check srp_target_down
+	check rmdir "$bs"
+	check env DM_DISABLE_UDEV=1 dmsetup remove srpt_slow
+}
+
+stuck_over() { [[ $(counter stuck) -gt $1 ]]; }
+
+# lun1_disk: the block device of LUN 1 of the logged-in SRP target.
+lun1_disk() {
+	local b i
+	for ((i = 0; i < 100; i++)); do
+		for b in /sys/class/scsi_device/*:*:*:1/device/block/*; do
+			[[ -e $b ]] && {
+				echo "/dev/${b##*/}"
+				return 0
+			}
+		done
+		nap 0.1
+	done
+	return 1
+}
+
+run_observe_cases() {
+	run_case sessions_stats case_sessions_stats
+	run_case tracepoints case_tracepoints
+	run_case stuck_report case_stuck_report
+}
