@@ -158,10 +158,26 @@ logout_path() {
 }
 
 # mpath_reload [ARGS]: let multipath(8) create or rebuild the map from the
-# paths present (there is no udev in the guest: multipath creates the
-# device nodes itself).
+# paths present.
 mpath_reload() {
-	DM_DISABLE_UDEV=1 multipath "$@" >>"$RESULTS/multipath.log" 2>&1
+	multipath "$@" >>"$RESULTS/multipath.log" 2>&1
+}
+
+# udev_start / udev_stop: multipath(8) only uses disks udev has seen, and
+# the guest runs no udev: start systemd-udevd for the case, for block
+# devices only.
+udev_start() {
+	/lib/systemd/systemd-udevd --daemon || return 1
+	udevadm trigger --subsystem-match=block --action=add &&
+		udevadm settle -t 60
+}
+udev_stop() { udevadm control --exit; }
+
+# mpath_cleanup: remove the maps and stop udev (also when the case fails).
+mpath_cleanup() {
+	multipath -F >/dev/null 2>&1 || dmsetup remove_all
+	udev_stop 2>/dev/null
+	return 0
 }
 
 # case_mpath_relogin: two paths (two initiator extensions) to one LUN under
@@ -170,6 +186,7 @@ mpath_reload() {
 case_mpath_relogin() {
 	local m pidf=/tmp/mpath.pid runs ext exts=(1111000000000001 2222000000000002)
 	check srp_target_up "${RXE_ADDR%/*}"
+	trap mpath_cleanup EXIT
 	check modprobe -a dm_multipath dm_round_robin
 	mkdir -p /etc/multipath
 	cat >/etc/multipath.conf <<-'EOF'
@@ -183,13 +200,15 @@ case_mpath_relogin() {
 			devnode "^(ram|loop|fd|md|dm-|sr|scd|st|vd)"
 		}
 	EOF
+	check udev_start
 	for ext in "${exts[@]}"; do
 		check login_path "$ext"
 	done
 	check poll_until 30 paths_are 2
+	check udevadm settle -t 60
 	check mpath_reload -v3
 	m=$(mpath_dev) || fail "multipath created no map: $(tail -n 5 "$RESULTS/multipath.log")"
-	DM_DISABLE_UDEV=1 multipath -ll | tee "$RESULTS/multipath-ll.txt"
+	multipath -ll | tee "$RESULTS/multipath-ll.txt"
 	(
 		end=$((SECONDS + 60)) i=0
 		while ((SECONDS < end)); do
@@ -199,6 +218,7 @@ case_mpath_relogin() {
 			mpath_reload -r || exit 1
 			login_path "$ext" || exit 1
 			poll_until 30 paths_are 2 || exit 1
+			udevadm settle -t 60 || exit 1
 			mpath_reload -r || exit 1
 			echo "cycle $i ok"
 			i=$((i + 1))
@@ -212,7 +232,7 @@ case_mpath_relogin() {
 		fail "fewer than 4 logout/login cycles in 60 s"
 	check fio_verify "$m" mpath_after --direct=1 --rw=randwrite --bs=64k \
 		--size=16M --iodepth=8
-	DM_DISABLE_UDEV=1 multipath -F >/dev/null 2>&1 || dmsetup remove_all
+	mpath_cleanup
 	check srp_target_down
 }
 

@@ -74,8 +74,9 @@ case_tracepoints() {
 	check sg_reset -d "$d"
 	check srp_logout_all
 	check wait_channels 0
-	# A refused login (IU size) is traced with its reason.
-	check srp_login ch_count=1 max_it_iu_size=40 || true
+	# A refused login (initiator not in the ACL) is traced with its reason.
+	check_not sysfs_write "$SRP_HOST/add_target" \
+		"id_ext=$(node_guid),ioc_guid=$(node_guid),dest=$SRP_DEST,initiator_ext=0000000000000bad"
 	trace_off
 	t=$RESULTS/trace-$CASE_NAME.txt
 	grep -c 'srpt_' "$t" | sed 's/^/trace lines: /'
@@ -83,7 +84,8 @@ case_tracepoints() {
 		'srpt_cmd: .* opcode=0x00 ' 'srpt_cmd: .* opcode=0x28 len=16384 dir=in' \
 		'srpt_rsp: .* SRP_RSP status=0x00' 'srpt_tmf: .* function=0x08' \
 		'srpt_tmf_rsp: .* response=0x00' 'srpt_ch_state: .* live -> disconnecting' \
-		'srpt_ch_state: .* disconnecting -> releasing'; do
+		'srpt_ch_state: .* disconnecting -> releasing' \
+		'srpt_login: .* rejected reason=0x10000'; do
 		grep -Eq "$ev" "$t" || fail "no trace event matching '$ev'"
 	done
 	check srp_target_down
@@ -96,10 +98,11 @@ case_tracepoints() {
 # "dmsetup suspend" holds every I/O sent to it until "dmsetup resume".
 case_stuck_report() {
 	local d t bs=$CFS_TARGET/core/iblock_77/srpt_slow dpid
-	check modprobe -a brd dm_mod
+	check modprobe brd rd_nr=1 rd_size=16384
+	check modprobe dm_mod
 	[[ -b /dev/ram0 ]] || fail "brd made no /dev/ram0"
 	check env DM_DISABLE_UDEV=1 dmsetup create srpt_slow \
-		--table "0 65536 linear /dev/ram0 0"
+		--table "0 $(blockdev --getsz /dev/ram0) linear /dev/ram0 0"
 	check mkdir -p "$bs"
 	check sysfs_write "$bs/control" udev_path=/dev/mapper/srpt_slow
 	check sysfs_write "$bs/enable" 1
