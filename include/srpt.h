@@ -174,8 +174,11 @@ struct srpt_nacl {
  * @ch:		channel whose receive ring holds the buffer; for an SRQ
  *		buffer, the channel that received into it last
  * @sdev:	device whose SRQ the buffer belongs to, or NULL
- * @buf:	the buffer, srpt_max_req_size bytes
- * @dma:	its DMA address
+ * @buf:	where IUs are received, srpt_max_req_size bytes; @pad bytes
+ *		into the allocated (512-byte aligned) object
+ * @dma:	DMA address of @buf
+ * @pad:	offset of @buf in its object: puts a channel's immediate data
+ *		on a 512-byte boundary, as block devices want their buffers
  * @byte_len:	bytes received
  * @wait_entry:	entry in the channel's wait list while no command context
  *		is free
@@ -187,6 +190,7 @@ struct srpt_recv_ioctx {
 	void			*buf;
 	u64			dma;
 	u32			byte_len;
+	u32			pad;
 	struct list_head	wait_entry;
 };
 
@@ -214,6 +218,7 @@ enum srpt_cmd_state {
 
 #define SRPT_MAX_INLINE_RW	1
 #define SRPT_FIXED_SENSE_LEN	18	/* fixed-format sense data */
+#define SRPT_IMM_ALIGN		512	/* alignment of immediate data */
 /* Tags of the target's SRP_CRED_REQs: this prefix, then the context index. */
 #define SRPT_CRED_REQ_TAG	0x5352505443520000ULL
 #define SRPT_MAX_CDB_LEN	(16 + 63 * 4)	/* CDB + largest additional CDB */
@@ -403,6 +408,7 @@ static inline struct srpt_tport *srpt_tport(struct se_wwn *wwn)
 extern unsigned int srpt_max_req_size;
 extern unsigned int srpt_srq_size;
 u64 srpt_service_guid(void);
+u64 srpt_comp_vector_mask(void);
 void srpt_set_default_service_guid(u64 guid);
 u16 srpt_get_rdma_cm_port(void);
 int srpt_set_rdma_cm_port(u16 port);
@@ -463,7 +469,7 @@ int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *ioctx);
 void srpt_free_recv_bufs(struct ib_device *ib_dev,
 			 struct srpt_recv_ioctx *ring, u32 n);
 int srpt_alloc_recv_bufs(struct ib_device *ib_dev,
-			 struct srpt_recv_ioctx *ring, u32 n);
+			 struct srpt_recv_ioctx *ring, u32 n, u32 pad);
 
 /* srpt_cm.c: logins */
 int srpt_cm_init(void);

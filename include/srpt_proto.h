@@ -527,6 +527,7 @@ struct srpt_rsp_args {
 	u8		sol_not_flags_unused;
 };
 
+u32 srpt_pick_comp_vector(u64 mask, u32 num_vectors, u32 seq);
 size_t srpt_build_rsp(void *buf, size_t buflen,
 		      const struct srpt_rsp_args *a);
 

@@ -77,9 +77,10 @@ void srpt_free_recv_bufs(struct ib_device *ib_dev,
 
 		if (!r->buf)
 			continue;
-		ib_dma_unmap_single(ib_dev, r->dma, srpt_max_req_size,
+		ib_dma_unmap_single(ib_dev, r->dma - r->pad,
+				    srpt_max_req_size + r->pad,
 				    DMA_FROM_DEVICE);
-		kmem_cache_free(srpt_recv_cache, r->buf);
+		kmem_cache_free(srpt_recv_cache, r->buf - r->pad);
 		r->buf = NULL;
 	}
 }
@@ -89,29 +90,35 @@ void srpt_free_recv_bufs(struct ib_device *ib_dev,
  * @ib_dev: device to map them for
  * @ring: zeroed array of @n entries
  * @n: number of buffers
+ * @pad: where in each (512-byte aligned) object IUs are received, below
+ *	%SRPT_IMM_ALIGN
  *
  * Return: 0, or -ENOMEM with nothing left allocated.
  */
 int srpt_alloc_recv_bufs(struct ib_device *ib_dev,
-			 struct srpt_recv_ioctx *ring, u32 n)
+			 struct srpt_recv_ioctx *ring, u32 n, u32 pad)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++) {
 		struct srpt_recv_ioctx *r = &ring[i];
+		void *obj;
+		u64 dma;
 
 		r->cqe.done = srpt_recv_done;
 		INIT_LIST_HEAD(&r->wait_entry);
-		r->buf = kmem_cache_alloc(srpt_recv_cache, GFP_KERNEL);
-		if (!r->buf)
+		obj = kmem_cache_alloc(srpt_recv_cache, GFP_KERNEL);
+		if (!obj)
 			goto nomem;
-		r->dma = ib_dma_map_single(ib_dev, r->buf, srpt_max_req_size,
-					   DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(ib_dev, r->dma)) {
-			kmem_cache_free(srpt_recv_cache, r->buf);
-			r->buf = NULL;
+		dma = ib_dma_map_single(ib_dev, obj, srpt_max_req_size + pad,
+					DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ib_dev, dma)) {
+			kmem_cache_free(srpt_recv_cache, obj);
 			goto nomem;
 		}
+		r->pad = pad;
+		r->buf = obj + pad;
+		r->dma = dma + pad;
 	}
 	return 0;
 
@@ -142,7 +149,7 @@ static void srpt_free_recv_ring(struct srpt_channel *ch)
  */
 static int srpt_alloc_recv_ring(struct srpt_channel *ch)
 {
-	u32 i;
+	u32 i, pad;
 
 	ch->recv_ring = kvcalloc(ch->rq_size, sizeof(*ch->recv_ring),
 				 GFP_KERNEL);
@@ -150,8 +157,11 @@ static int srpt_alloc_recv_ring(struct srpt_channel *ch)
 		return -ENOMEM;
 	for (i = 0; i < ch->rq_size; i++)
 		ch->recv_ring[i].ch = ch;
+	/* Immediate data, at imm_data_offset in the IU, on a 512-byte boundary. */
+	pad = ch->imm_data ? (SRPT_IMM_ALIGN - ch->imm_data_offset %
+			      SRPT_IMM_ALIGN) % SRPT_IMM_ALIGN : 0;
 	if (srpt_alloc_recv_bufs(ch->sport->sdev->ib_dev, ch->recv_ring,
-				 ch->rq_size)) {
+				 ch->rq_size, pad)) {
 		kvfree(ch->recv_ring);
 		ch->recv_ring = NULL;
 		return -ENOMEM;
@@ -348,9 +358,9 @@ int srpt_ch_create_qp(struct srpt_channel *ch)
 
 retry:
 	ch->cq_size = ch->rq_size + ch->sq_size + 2;
-	ch->comp_vector = ib_dev->num_comp_vectors > 1 ?
-		(u32)atomic_inc_return(&sdev->next_vector) %
-		ib_dev->num_comp_vectors : 0;
+	ch->comp_vector = srpt_pick_comp_vector(srpt_comp_vector_mask(),
+						ib_dev->num_comp_vectors,
+						atomic_inc_return(&sdev->next_vector));
 	ch->cq = ib_cq_pool_get(ib_dev, ch->cq_size, ch->comp_vector,
 				IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->cq)) {

@@ -308,7 +308,7 @@ int srpt_device_get_srq(struct srpt_device *sdev)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		sdev->srq_ring[i].sdev = sdev;
-	ret = srpt_alloc_recv_bufs(ib_dev, sdev->srq_ring, n);
+	ret = srpt_alloc_recv_bufs(ib_dev, sdev->srq_ring, n, 0);
 	if (ret)
 		goto free_ring;
 
@@ -369,9 +369,11 @@ int srpt_device_init(void)
 {
 	int ret;
 
+	/* Room to move the IU so that immediate data is 512-byte aligned. */
 	srpt_recv_cache = kmem_cache_create("ib_srpt_recv_buf",
-					    srpt_max_req_size, 0,
-					    SLAB_HWCACHE_ALIGN, NULL);
+					    srpt_max_req_size +
+					    SRPT_IMM_ALIGN - 1,
+					    SRPT_IMM_ALIGN, 0, NULL);
 	if (!srpt_recv_cache)
 		return -ENOMEM;
 	ret = ib_register_client(&srpt_client);

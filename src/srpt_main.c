@@ -138,6 +138,52 @@ module_param_cb(srpt_service_guid, &srpt_guid_ops, NULL, 0444);
 MODULE_PARM_DESC(srpt_service_guid,
 		 "IOC GUID, IB/CM service ID and target port ID of this target, 0x-hex (default: node GUID of the first RDMA device)");
 
+static atomic64_t srpt_vector_mask = ATOMIC64_INIT(0);
+
+/**
+ * srpt_comp_vector_mask() - completion vectors channels may use
+ *
+ * Return: bit n set for vector n; 0 means every vector.
+ */
+u64 srpt_comp_vector_mask(void)
+{
+	return atomic64_read(&srpt_vector_mask);
+}
+
+/**
+ * srpt_set_vector_mask() - parse the comp_vector_mask module parameter
+ * @val: a 64-bit number (0x-hex, octal or decimal)
+ * @kp: the parameter
+ *
+ * Return: 0, or -EINVAL after logging why.
+ */
+static int srpt_set_vector_mask(const char *val, const struct kernel_param *kp)
+{
+	u64 mask;
+
+	if (kstrtou64(val, 0, &mask)) {
+		pr_err("%s: '%s' is not a 64-bit number (e.g. 0x0f)\n", kp->name,
+		       val);
+		return -EINVAL;
+	}
+	atomic64_set(&srpt_vector_mask, mask);
+	return 0;
+}
+
+static int srpt_get_vector_mask(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "0x%llx\n", (u64)atomic64_read(&srpt_vector_mask));
+}
+
+static const struct kernel_param_ops srpt_vector_mask_ops = {
+	.set = srpt_set_vector_mask,
+	.get = srpt_get_vector_mask,
+};
+
+module_param_cb(comp_vector_mask, &srpt_vector_mask_ops, NULL, 0644);
+MODULE_PARM_DESC(comp_vector_mask,
+		 "Completion vectors new channels are spread over, bit n = vector n (default 0: all; vectors beyond 63 only with 0)");
+
 /**
  * srpt_service_guid() - the service GUID in use
  *

@@ -738,3 +738,37 @@ size_t srpt_build_rsp(void *buf, size_t buflen, const struct srpt_rsp_args *a)
 		memcpy(p + hlen + resp_len, a->sense, sense_len);
 	return hlen + resp_len + sense_len;
 }
+
+/**
+ * srpt_pick_comp_vector() - completion vector of a new channel
+ * @mask: allowed vectors, bit n for vector n; 0, or a mask that allows no
+ *	vector below @num_vectors, means every vector
+ * @num_vectors: completion vectors of the device
+ * @seq: sequence number of the channel on the device
+ *
+ * Channels go round robin over the allowed vectors.
+ *
+ * Return: the vector, below @num_vectors (0 for a device with at most one).
+ */
+u32 srpt_pick_comp_vector(u64 mask, u32 num_vectors, u32 seq)
+{
+	u32 allowed = 0, n, v;
+
+	if (num_vectors <= 1)
+		return 0;
+	if (num_vectors < 64)
+		mask &= (1ULL << num_vectors) - 1;
+	for (v = 0; v < 64; v++)
+		allowed += (mask >> v) & 1;
+	if (!allowed)
+		return seq % num_vectors;
+	n = seq % allowed;
+	for (v = 0; v < 64; v++) {
+		if (!((mask >> v) & 1))
+			continue;
+		if (!n)
+			return v;
+		n--;
+	}
+	return 0;
+}

@@ -195,6 +195,13 @@ case_mpath_relogin() {
 			find_multipaths no
 			no_path_retry queue
 			path_checker tur
+			detect_prio no
+			detect_checker no
+		}
+		overrides {
+			hardware_handler "0"
+			prio const
+			path_grouping_policy multibus
 		}
 		blacklist {
 			devnode "^(ram|loop|fd|md|dm-|sr|scd|st|vd)"

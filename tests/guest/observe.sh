@@ -81,7 +81,7 @@ case_tracepoints() {
 	t=$RESULTS/trace-$CASE_NAME.txt
 	grep -c 'srpt_' "$t" | sed 's/^/trace lines: /'
 	for ev in 'srpt_login: .* accepted' 'srpt_ch_state: .* connecting -> live' \
-		'srpt_cmd: .* opcode=0x00 ' 'srpt_cmd: .* opcode=0x28 len=16384 dir=in' \
+		'srpt_cmd: .* opcode=0x00 ' 'srpt_cmd: .* opcode=0x28 len=4096 dir=in' \
 		'srpt_rsp: .* SRP_RSP status=0x00' 'srpt_tmf: .* function=0x08' \
 		'srpt_tmf_rsp: .* response=0x00' 'srpt_ch_state: .* live -> disconnecting' \
 		'srpt_ch_state: .* disconnecting -> releasing' \

@@ -259,3 +259,45 @@ TEST(Rsp, SolNotIgnored)
 	Rsp r = build(a);
 	EXPECT_EQ(r.b[1], 0);
 }
+
+// srpt_pick_comp_vector(): round robin over the vectors the mask allows.
+TEST(CompVector, AllVectorsWhenMaskIsZero)
+{
+	for (uint32_t seq = 0; seq < 8; seq++)
+		EXPECT_EQ(srpt_pick_comp_vector(0, 4, seq), seq % 4);
+}
+
+TEST(CompVector, SingleVectorDevice)
+{
+	EXPECT_EQ(srpt_pick_comp_vector(0, 1, 5), 0u);
+	EXPECT_EQ(srpt_pick_comp_vector(0x6, 1, 5), 0u);
+	EXPECT_EQ(srpt_pick_comp_vector(0x6, 0, 5), 0u);
+}
+
+TEST(CompVector, MaskSelectsVectorsInOrder)
+{
+	// Vectors 1, 3 and 6 of 8.
+	const uint64_t mask = (1u << 1) | (1u << 3) | (1u << 6);
+	const uint32_t want[] = { 1, 3, 6, 1, 3, 6 };
+
+	for (uint32_t seq = 0; seq < 6; seq++)
+		EXPECT_EQ(srpt_pick_comp_vector(mask, 8, seq), want[seq]);
+}
+
+TEST(CompVector, BitsBeyondTheDeviceAreIgnored)
+{
+	// Only vector 2 exists in the mask below 4: always 2.
+	for (uint32_t seq = 0; seq < 5; seq++)
+		EXPECT_EQ(srpt_pick_comp_vector(0xf4, 4, seq), 2u);
+	// Nothing allowed below 4: every vector.
+	for (uint32_t seq = 0; seq < 5; seq++)
+		EXPECT_EQ(srpt_pick_comp_vector(0xf0, 4, seq), seq % 4);
+}
+
+TEST(CompVector, SixtyFourAndMoreVectors)
+{
+	EXPECT_EQ(srpt_pick_comp_vector(1ULL << 63, 64, 7), 63u);
+	EXPECT_EQ(srpt_pick_comp_vector(1ULL << 63, 128, 9), 63u);
+	EXPECT_EQ(srpt_pick_comp_vector(0, 128, 200), 200u % 128);
+	EXPECT_EQ(srpt_pick_comp_vector(0, 4, 0xffffffffu), 0xffffffffu % 4);
+}
