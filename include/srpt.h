@@ -252,7 +252,9 @@ enum srpt_cmd_state {
  * @reported:	reported as stuck in the backend
  * @start:	jiffies when the request arrived
  * @sense:	sense buffer for LIO
- * @cdb:	copy of the CDB, so the receive buffer can be reposted at once
+ * @cdb:	copy of a CDB of up to 16 bytes, so the receive buffer can be
+ *		reposted at once (the first byte names the command in logs)
+ * @cdb_ext:	allocated copy of a longer CDB (additional CDB), or NULL
  */
 struct srpt_send_ioctx {
 	struct se_cmd		cmd;
@@ -280,7 +282,8 @@ struct srpt_send_ioctx {
 	bool			reported;
 	unsigned long		start;
 	u8			sense[TRANSPORT_SENSE_BUFFER];
-	u8			cdb[SRPT_MAX_CDB_LEN];
+	u8			cdb[16];
+	u8			*cdb_ext;
 };
 
 /* Channel states; a channel only moves forward through them. */

@@ -208,7 +208,12 @@ static int srpt_alloc_ioctx_ring(struct srpt_channel *ch)
 	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
 	u32 i;
 
-	ch->n_ioctx = 2 * ch->rq_size;
+	/*
+	 * A context is free only when its response SEND completed, which may
+	 * be after the initiator used the credit it returned: a few spare
+	 * contexts keep such requests off the wait list.
+	 */
+	ch->n_ioctx = ch->rq_size + ch->rq_size / 8;
 	ch->ioctx_ring = kvcalloc(ch->n_ioctx, sizeof(*ch->ioctx_ring),
 				  GFP_KERNEL);
 	if (!ch->ioctx_ring)

@@ -258,6 +258,8 @@ static void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 		srpt_repost_recv(ch, ioctx->recv);
 		ioctx->recv = NULL;
 	}
+	kfree(ioctx->cdb_ext);
+	ioctx->cdb_ext = NULL;
 	spin_lock_irqsave(&ch->lock, flags);
 	live = ch->state == SRPT_CH_LIVE;
 	cred = no_rsp && live && ch->n_busy == 1 && ch->req_lim_delta > 0 &&
@@ -649,6 +651,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	enum dma_data_direction dma_dir;
 	u32 nents = 0;
 	u8 key, asc, ascq;
+	u8 *cdb;
 	int ret;
 
 	ret = srpt_cmd_parse(r->buf, r->byte_len, ch->imm_data,
@@ -657,7 +660,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		ret = srpt_cmd_check_limits(r->byte_len, &ci,
 					    ch->max_it_iu_len,
 					    SRPT_MAX_CMD_DATA, &err);
-	if (!ret && ci.cdb_len > sizeof(ioctx->cdb)) {
+	if (!ret && ci.cdb_len > SRPT_MAX_CDB_LEN) {
 		ret = -EINVAL;
 		err = SRPT_CMD_CDB_OVERFLOW;
 	}
@@ -680,9 +683,22 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	ioctx->dir = ci.dir;
 	trace_srpt_cmd(ch->id, ci.tag, srpt_unpack_lun(ci.lun), ci.cdb[0],
 		       ci.data_len, ci.dir, ci.fmt == SRPT_DATA_DESC_IMM);
-	memcpy(ioctx->cdb, ci.cdb, ci.cdb_len);
-	if (ci.cdb_len < 16)
-		memset(ioctx->cdb + ci.cdb_len, 0, 16 - ci.cdb_len);
+	/* A copy: the receive buffer is reposted before LIO sees the CDB. */
+	cdb = ioctx->cdb;
+	if (ci.cdb_len > sizeof(ioctx->cdb)) {
+		/* Additional CDB bytes (rare): a copy of its own. */
+		ioctx->cdb_ext = kmemdup(ci.cdb, ci.cdb_len, GFP_KERNEL);
+		cdb = ioctx->cdb_ext;
+		if (!cdb) {
+			srpt_repost_recv(ch, r);
+			srpt_send_error_rsp(ioctx, ci.tag, SAM_STAT_BUSY, 0, 0,
+					    0, -1);
+			return;
+		}
+	} else {
+		memcpy(cdb, ci.cdb, ci.cdb_len);
+		memset(cdb + ci.cdb_len, 0, sizeof(ioctx->cdb) - ci.cdb_len);
+	}
 
 	if (ci.fmt == SRPT_DATA_DESC_IMM) {
 		ioctx->recv = r;
@@ -731,7 +747,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	}
 	ioctx->cmd.tag = ci.tag;
 	ioctx->state = SRPT_CMD_EXECUTING;
-	if (target_submit_prep(&ioctx->cmd, ioctx->cdb, sgl, nents, NULL, 0,
+	if (target_submit_prep(&ioctx->cmd, cdb, sgl, nents, NULL, 0,
 			       NULL, 0, GFP_KERNEL))
 		return;		/* LIO sent CHECK CONDITION */
 	srpt_compat_target_submit(&ioctx->cmd);

@@ -13,6 +13,7 @@
 #include <linux/moduleparam.h>
 #include <linux/kernel.h>
 #include <linux/atomic.h>
+#include <linux/string.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
@@ -43,7 +44,8 @@ static int srpt_param_set_range(const char *val, const struct kernel_param *kp,
 
 	ret = kstrtouint(val, 0, &v);
 	if (ret) {
-		pr_err("%s: '%s' is not a number\n", kp->name, val);
+		pr_err("%s: '%.*s' is not a number\n", kp->name,
+		       (int)strcspn(val, "\n"), val);
 		return -EINVAL;
 	}
 	if (v < min || v > max) {
@@ -116,8 +118,8 @@ static int srpt_set_guid(const char *val, const struct kernel_param *kp)
 	u64 guid;
 
 	if (kstrtou64(val, 16, &guid)) {
-		pr_err("%s: '%s' is not a 64-bit hexadecimal GUID\n", kp->name,
-		       val);
+		pr_err("%s: '%.*s' is not a 64-bit hexadecimal GUID\n", kp->name,
+		       (int)strcspn(val, "\n"), val);
 		return -EINVAL;
 	}
 	atomic64_set(&srpt_guid, guid);
@@ -162,8 +164,8 @@ static int srpt_set_vector_mask(const char *val, const struct kernel_param *kp)
 	u64 mask;
 
 	if (kstrtou64(val, 0, &mask)) {
-		pr_err("%s: '%s' is not a 64-bit number (e.g. 0x0f)\n", kp->name,
-		       val);
+		pr_err("%s: '%.*s' is not a 64-bit number (e.g. 0x0f)\n",
+		       kp->name, (int)strcspn(val, "\n"), val);
 		return -EINVAL;
 	}
 	atomic64_set(&srpt_vector_mask, mask);

@@ -185,6 +185,12 @@ mpath_cleanup() {
 # logs out and in again while fio verifies data through the map.
 case_mpath_relogin() {
 	local m pidf=/tmp/mpath.pid runs ext exts=(1111000000000001 2222000000000002)
+	local rd
+	# A unit serial number, as targetcli gives every backstore: the WWID
+	# multipath groups paths by.
+	rd=$(rd_backstore) || fail "no backstore"
+	grep -q ': [0-9a-f]' "$rd/wwn/vpd_unit_serial" ||
+		check sysfs_write "$rd/wwn/vpd_unit_serial" 5e4f0b1c-0d6a-4c4e-9d3a-1b2c3d4e5f60
 	check srp_target_up "${RXE_ADDR%/*}"
 	trap mpath_cleanup EXIT
 	check modprobe -a dm_multipath dm_round_robin
@@ -199,7 +205,7 @@ case_mpath_relogin() {
 			detect_checker no
 		}
 		overrides {
-			hardware_handler "0"
+			no_path_retry queue
 			prio const
 			path_grouping_policy multibus
 		}
@@ -213,9 +219,12 @@ case_mpath_relogin() {
 	done
 	check poll_until 30 paths_are 2
 	check udevadm settle -t 60
+	sg_vpd -p di "$(srp_disk)"
 	check mpath_reload -v3
 	m=$(mpath_dev) || fail "multipath created no map: $(tail -n 5 "$RESULTS/multipath.log")"
 	multipath -ll | tee "$RESULTS/multipath-ll.txt"
+	grep -q "features='1 queue_if_no_path'" "$RESULTS/multipath-ll.txt" ||
+		fail "the map does not queue without paths (no_path_retry queue)"
 	(
 		end=$((SECONDS + 60)) i=0
 		while ((SECONDS < end)); do

@@ -187,9 +187,10 @@ fio_verify() {
 			cat "$RESULTS/fio-$name.txt"
 			return 1
 		}
-	# terse v3 field 5 is the error count of the job.
+	# terse v3 field 5 is the error count of the job (warnings may come
+	# before the terse line).
 	local errs
-	errs=$(awk -F';' '{ print $5 }' "$RESULTS/fio-$name.txt" | head -n1)
+	errs=$(awk -F';' '/^3;/ { print $5; exit }' "$RESULTS/fio-$name.txt")
 	[[ $errs == 0 ]] || {
 		echo "fio $name: $errs errors"
 		return 1

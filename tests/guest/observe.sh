@@ -145,8 +145,37 @@ lun1_disk() {
 	return 1
 }
 
+# case_comp_vectors: channels spread over the completion vectors, and the
+# comp_vector_mask parameter restricts them (rxe has one vector per CPU).
+case_comp_vectors() {
+	local p=/sys/module/ib_srpt/parameters/comp_vector_mask nvec
+	check srp_target_up
+	nvec=$(grep -c ^processor /proc/cpuinfo)
+	[[ $nvec -ge 2 ]] || fail "the guest needs 2 CPUs for this case"
+	check srp_login ch_count=2
+	check wait_channels 2
+	channels
+	[[ $(channels | grep -o 'vector=[0-9]*' | sort -u | wc -l) == 2 ]] ||
+		fail "two channels share one completion vector"
+	check srp_logout_all
+	check wait_channels 0
+	check sysfs_write "$p" 0x2
+	[[ $(<"$p") == 0x2 ]] || fail "comp_vector_mask reads $(<"$p")"
+	check srp_login ch_count=2
+	check wait_channels 2
+	channels
+	[[ $(channels | grep -c 'vector=1$') == 2 ]] ||
+		fail "comp_vector_mask=0x2 did not put both channels on vector 1"
+	check_not sysfs_write "$p" bogus
+	dmesg_has "comp_vector_mask: 'bogus' is not a 64-bit number" ||
+		fail "no message for a bad comp_vector_mask"
+	check sysfs_write "$p" 0
+	check srp_target_down
+}
+
 run_observe_cases() {
 	run_case sessions_stats case_sessions_stats
 	run_case tracepoints case_tracepoints
 	run_case stuck_report case_stuck_report
+	run_case comp_vectors case_comp_vectors
 }
