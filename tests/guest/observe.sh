@@ -93,56 +93,25 @@ case_tracepoints() {
 
 # case_stuck_report: a command held in the backend longer than the portal
 # group's cmd_report_secs is reported once with its tag, LUN and opcode,
-# counted as stuck, and completes when the backend lets it go.  The
-# backend is an iblock LUN on a dm-linear device over a RAM disk, and
-# "dmsetup suspend" holds every I/O sent to it until "dmsetup resume".
+# counted as stuck, and completes when the backend lets it go.
 case_stuck_report() {
-	local d t bs=$CFS_TARGET/core/iblock_77/srpt_slow dpid
-	check modprobe brd rd_nr=1 rd_size=16384
-	check modprobe dm_mod
-	[[ -b /dev/ram0 ]] || fail "brd made no /dev/ram0"
-	check env DM_DISABLE_UDEV=1 dmsetup create srpt_slow \
-		--table "0 $(blockdev --getsz /dev/ram0) linear /dev/ram0 0"
-	check mkdir -p "$bs"
-	check sysfs_write "$bs/control" udev_path=/dev/mapper/srpt_slow
-	check sysfs_write "$bs/enable" 1
-	check srp_target_up "" cmd_report_secs=2
-	t=$(tgt_dir)
-	check mkdir "$t/lun/lun_1" "$t/acls/0x$(initiator_id)/lun_1"
-	check ln -s "$bs" "$t/lun/lun_1/srpt_slow"
-	check ln -s "$t/lun/lun_1" "$t/acls/0x$(initiator_id)/lun_1/lun1"
+	local d dpid
+	check slow_lun_up
+	check sysfs_write "$(tgt_dir)/attrib/cmd_report_secs" 2
 	check srp_login ch_count=1
 	check srp_disk >/dev/null
 	d=$(lun1_disk) || fail "no disk for LUN 1"
-	check env DM_DISABLE_UDEV=1 dmsetup suspend srpt_slow
+	check slow_lun_hold
 	dd if=/dev/zero of="$d" bs=4k count=1 oflag=direct status=none &
 	dpid=$!
 	check poll_until 30 stuck_over 0
 	check dmesg_has 'request stuck: tag 0x[0-9a-f]* (LUN 1, opcode 0x2a), in the backend for'
-	check env DM_DISABLE_UDEV=1 dmsetup resume srpt_slow
+	check slow_lun_release
 	wait "$dpid" || fail "the held write failed after the resume"
 	[[ $(counter stuck) == 1 ]] || fail "stuck counted $(counter stuck) times, expected once"
 	channels
 	check srp_target_down
-	check rmdir "$bs"
-	check env DM_DISABLE_UDEV=1 dmsetup remove srpt_slow
-}
-
-stuck_over() { [[ $(counter stuck) -gt $1 ]]; }
-
-# lun1_disk: the block device of LUN 1 of the logged-in SRP target.
-lun1_disk() {
-	local b i
-	for ((i = 0; i < 100; i++)); do
-		for b in /sys/class/scsi_device/*:*:*:1/device/block/*; do
-			[[ -e $b ]] && {
-				echo "/dev/${b##*/}"
-				return 0
-			}
-		done
-		nap 0.1
-	done
-	return 1
+	check slow_lun_down
 }
 
 # case_comp_vectors: channels spread over the completion vectors, and the
