@@ -389,9 +389,13 @@ case_login_cycles() {
 SLOW_BS=$CFS_TARGET/core/iblock_77/srpt_slow
 
 # slow_lun_up [ACL]: target up (srp_target_up ACL) with the slow LUN as
-# LUN 1 of the ACL.
+# LUN 1 of the ACL; SLOW_TAS=0|1 sets its emulate_tas first (LIO refuses
+# the change once the device is exported).
 slow_lun_up() {
 	local t a
+	# Leftovers of a failed case.
+	srp_target_down >/dev/null 2>&1
+	slow_lun_down >/dev/null 2>&1
 	modprobe brd rd_nr=1 rd_size=16384 && modprobe dm_mod || return 1
 	[[ -b /dev/ram0 ]] || return 1
 	DM_DISABLE_UDEV=1 dmsetup create srpt_slow \
@@ -399,6 +403,9 @@ slow_lun_up() {
 	mkdir -p "$SLOW_BS" &&
 		sysfs_write "$SLOW_BS/control" udev_path=/dev/mapper/srpt_slow &&
 		sysfs_write "$SLOW_BS/enable" 1 || return 1
+	if [[ -n ${SLOW_TAS:-} ]]; then
+		sysfs_write "$SLOW_BS/attrib/emulate_tas" "$SLOW_TAS" || return 1
+	fi
 	srp_target_up "$@" || return 1
 	t=$(tgt_dir)
 	a=${1:-ib.$(initiator_id)}
@@ -411,7 +418,11 @@ slow_lun_hold() { DM_DISABLE_UDEV=1 dmsetup suspend srpt_slow; }
 slow_lun_release() { DM_DISABLE_UDEV=1 dmsetup resume srpt_slow; }
 # slow_lun_down: after srp_target_down.
 slow_lun_down() {
-	rmdir "$SLOW_BS" && DM_DISABLE_UDEV=1 dmsetup remove srpt_slow
+	[[ ! -d $SLOW_BS ]] || rmdir "$SLOW_BS" || return 1
+	[[ ! -e /dev/mapper/srpt_slow ]] || {
+		DM_DISABLE_UDEV=1 dmsetup resume srpt_slow
+		DM_DISABLE_UDEV=1 dmsetup remove srpt_slow
+	}
 }
 
 stuck_over() { [[ $(counter stuck) -gt $1 ]]; }
@@ -443,8 +454,7 @@ lun1_disk() {
 # the target sends A an SRP_CRED_REQ (counted as cred_reqs).
 case_cred_req_foreign_reset() {
 	local a_ext=3333000000000003 b_ext=4444000000000004 da db wpid rpid
-	check slow_lun_up "${RXE_ADDR%/*}"
-	check sysfs_write "$SLOW_BS/attrib/emulate_tas" 0
+	SLOW_TAS=0 check slow_lun_up "${RXE_ADDR%/*}"
 	check sysfs_write "$(tgt_dir)/attrib/cmd_report_secs" 1
 	check login_path "$a_ext"
 	check login_path "$b_ext"
