@@ -54,7 +54,7 @@
 #define SRPT_MAX_SQ_SIZE	16384
 #define SRPT_DEF_CMD_REPORT_SECS 60
 #define SRPT_MAX_CMD_REPORT_SECS 86400
-#define SRPT_DEF_SQ_SIZE	4096
+#define SRPT_DEF_SQ_SIZE	2048
 
 /**
  * struct srpt_port - state of one port of an RDMA device
