@@ -118,6 +118,19 @@ srp_channels() {
 	echo "$n"
 }
 
+# srp_login_retry OPTION...: srp_login (login.sh), retried for a few
+# seconds: ib_srp drops a removed target from its list only after its SCSI
+# host is gone from sysfs (what srp_logout_all waits for), and refuses a new
+# login to the same target meanwhile with EEXIST ("Already connected").
+srp_login_retry() {
+	local i
+	for ((i = 0; i < 20; i++)); do
+		srp_login "$@" && return 0
+		nap 0.5
+	done
+	return 1
+}
+
 # ----------------------------------------------------------------- fio --
 
 # job_args NAME: fio arguments of a job of the matrix.
@@ -373,7 +386,7 @@ driver_round() {
 		mem_bench "$drv" || die "$drv: memory logins failed"
 	fi
 	for ch in $BENCH_CHS; do
-		srp_login ch_count="$ch" || die "$drv: login with ch_count=$ch failed"
+		srp_login_retry ch_count="$ch" || die "$drv: login with ch_count=$ch failed"
 		dev=$(srp_disk) || die "$drv: no disk after login with ch_count=$ch"
 		[[ $(srp_channels) == "$ch" ]] ||
 			die "$drv: ib_srp has $(srp_channels) channels, expected $ch"
