@@ -7,6 +7,7 @@
 #   make dkms-install / dkms-remove   register with DKMS for every kernel
 #   make style                        checkpatch --strict on our sources
 #   make unit                         unit tests and the C++ SRP test client
+#   make bench [KVER=<release>] [BENCH_ARGS=...]  ours vs in-tree (scripts/bench)
 #   make clean
 #
 # Objects for each kernel go to build/$KVER/, so builds for several kernels
@@ -31,7 +32,7 @@ INSTALLED_KDIRS := $(wildcard /lib/modules/*/build)
 CHECKPATCH := $(PROJECT)/build/tools/checkpatch/scripts/checkpatch.pl
 
 .PHONY: all modules check-kdir clean install uninstall dkms-add dkms-install \
-	dkms-remove style unit man
+	dkms-remove style unit man bench
 
 all: modules
 
@@ -110,3 +111,9 @@ unit:
 # kernel-doc warning.
 man:
 	$(PROJECT)/scripts/mkman $(PROJECT)/build/man
+
+# Benchmark against the in-tree ib_srpt in a QEMU guest (scripts/bench, as
+# root; not part of the tests). KVER only when given on the command line:
+# scripts/bench defaults to the newest kernel of scripts/kernels.
+bench:
+	$(PROJECT)/scripts/bench $(if $(filter command line,$(origin KVER)),--kver $(KVER)) $(BENCH_ARGS)

@@ -1,0 +1,434 @@
+#!/bin/bash
+# tests/guest/bench.sh: guest side of scripts/bench (issue 6).  Runs inside
+# the VM (scripts/vm sets KVER, RESULTS, PROJECT) and measures OUR ib_srpt
+# ($SRPT_KO) against the kernel's IN-TREE ib_srpt in the same boot, on the
+# same rxe0, the same ramdisk backstore (LIO rd_mcp) and the same fio jobs,
+# alternating the drivers (ours, in-tree, ours, in-tree, ...) so that drift
+# of the shared host cancels out.  The kernel's ib_srp logs in over RDMA/CM
+# exactly as tests/guest/login.sh does.
+#
+# Writes raw measurements, one JSON object a line, to $RESULTS/raw.jsonl
+# (scripts/bench turns them into medians, a table, JSON and a chart) and
+# fio's JSON output to $RESULTS/fio/.  Record kinds:
+#   {"kind":"fio","driver":"ours|intree","round":R,"ch":C,"job":NAME,
+#    "iops":..,"bw_bytes":..,"p50_us":..,"p99_us":..,"cpu_us_per_io":..,...}
+#   {"kind":"rdma","test":"ib_write_bw|ib_read_bw","mib_s":..|null,"error":..}
+#   {"kind":"mem","driver":..,"channels":N,"slab_kib":..,...}
+#
+# Knobs (environment, set by scripts/bench with scripts/vm --env):
+#   BENCH_ROUNDS   rounds of A B (default 2)
+#   BENCH_JOBS     fio job names to run (default: the whole matrix, see
+#                  job_args); BENCH_CHS ib_srp ch_count values (default "1 2")
+#   BENCH_RUNTIME  seconds measured per job (default 4), BENCH_RAMP seconds
+#                  of ramp before (default 1)
+#   BENCH_MEM_LOGINS  logins (ch_count=2 each) for the memory figure
+#                  (default 4, i.e. 8 channels; 0 skips it)
+#   BENCH_RDMA=0   skip the perftest upper bound
+#
+# Exit status: 0 if every driver loaded, every login worked and fio reported
+# no error; 1 otherwise (the first error ends the run).  Timings are never
+# judged here.
+#
+# No 'set -e': lib.sh's helpers are written for explicit checks (|| die).
+set -uo pipefail
+
+GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+# shellcheck source=tests/guest/lib.sh
+. "$GUEST_DIR/lib.sh"
+# shellcheck source=tests/guest/login.sh
+. "$GUEST_DIR/login.sh"
+
+: "${BENCH_ROUNDS:=2}"
+: "${BENCH_JOBS:=4k-randread-qd1 4k-randread-qd32 4k-randwrite-qd1 4k-randwrite-qd32 64k-randrw-qd16 128k-read-qd8 128k-write-qd8 1m-read-qd4 1m-write-qd4}"
+: "${BENCH_CHS:=1 2}"
+: "${BENCH_RUNTIME:=4}"
+: "${BENCH_RAMP:=1}"
+: "${BENCH_MEM_LOGINS:=4}"
+: "${BENCH_RDMA:=1}"
+
+RAW=$RESULTS/raw.jsonl
+INTREE_KO=$(compgen -G "/lib/modules/$KVER/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko*" | head -n1)
+CASE_NAME=bench
+
+die() {
+	log "bench failed: $*"
+	echo "BENCH-ERROR: $*"
+	exit 1
+}
+
+# record JSON: append one record to raw.jsonl.
+record() { echo "$1" >>"$RAW"; }
+
+# ------------------------------------------------------------- drivers --
+
+# driver_ko DRIVER: the module file of "ours" or "intree".
+driver_ko() {
+	if [[ $1 == ours ]]; then echo "$SRPT_KO"; else echo "$INTREE_KO"; fi
+}
+
+# load_driver DRIVER: load ours or the in-tree ib_srpt by path (never by
+# name: the host's /lib/modules/$KVER/updates may hold a copy of ours) and
+# check that the loaded module is that file (srcversion).  Ours gets its
+# RDMA/CM port as a parameter; the in-tree one through configfs
+# (srp_target_up writes discovery_auth/rdma_cm_port).
+load_driver() {
+	local drv=$1 ko deps want have="" taint
+	ko=$(driver_ko "$drv")
+	[[ -n $ko && -f $ko ]] || { echo "no module file for $drv ($ko)" >&2; return 1; }
+	srpt_loaded && { unload_srpt || return 1; }
+	deps=$(modinfo -F depends "$ko") || return 1
+	# shellcheck disable=SC2086 # word splitting wanted
+	[[ -z $deps ]] || modprobe -a ${deps//,/ } || return 1
+	log "insmod $ko"
+	if [[ $drv == ours ]]; then
+		insmod "$ko" rdma_cm_port=$SRP_PORT || return 1
+	else
+		insmod "$ko" || return 1
+	fi
+	# Ours is out of tree (taint O) and has a srcversion; the in-tree one
+	# is neither.
+	want=$(modinfo -F srcversion "$ko")
+	[[ -r /sys/module/ib_srpt/srcversion ]] && read -r have </sys/module/ib_srpt/srcversion
+	[[ $want == "$have" ]] || { echo "loaded ib_srpt srcversion '$have', expected '$want' ($ko)" >&2; return 1; }
+	read -r taint </sys/module/ib_srpt/taint
+	if [[ $drv == ours && $taint != *O* ]] || [[ $drv == intree && $taint == *O* ]]; then
+		echo "loaded ib_srpt has taint '$taint': not the $drv module" >&2
+		return 1
+	fi
+	modprobe ib_srp || return 1
+	srp_target_up "" || return 1
+}
+
+# unload_driver: log out, tear the target down, remove ib_srpt.
+unload_driver() {
+	srp_target_down || return 1
+	rmmod ib_srpt
+}
+
+# srp_channels: logged-in channels as the initiator counts them (the sum of
+# ch_count of ib_srp's SCSI hosts); works for both drivers (the in-tree one
+# has no channel list in configfs).
+srp_channels() {
+	local h n=0 c
+	for h in $(srp_hosts); do
+		c=0
+		[[ -r $h/ch_count ]] && read -r c <"$h/ch_count"
+		n=$((n + c))
+	done
+	echo "$n"
+}
+
+# srp_login_retry OPTION...: srp_login (login.sh), retried for a few
+# seconds: ib_srp drops a removed target from its list only after its SCSI
+# host is gone from sysfs (what srp_logout_all waits for), and refuses a new
+# login to the same target meanwhile with EEXIST ("Already connected").
+srp_login_retry() {
+	local i
+	for ((i = 0; i < 20; i++)); do
+		srp_login "$@" && return 0
+		nap 0.5
+	done
+	return 1
+}
+
+# ----------------------------------------------------------------- fio --
+
+# job_args NAME: fio arguments of a job of the matrix.
+job_args() {
+	case $1 in
+	4k-randread-qd1) echo --rw=randread --bs=4k --iodepth=1 ;;
+	4k-randread-qd32) echo --rw=randread --bs=4k --iodepth=32 ;;
+	4k-randwrite-qd1) echo --rw=randwrite --bs=4k --iodepth=1 ;;
+	4k-randwrite-qd32) echo --rw=randwrite --bs=4k --iodepth=32 ;;
+	64k-randrw-qd16) echo --rw=randrw --rwmixread=50 --bs=64k --iodepth=16 ;;
+	128k-read-qd8) echo --rw=read --bs=128k --iodepth=8 ;;
+	128k-write-qd8) echo --rw=write --bs=128k --iodepth=8 ;;
+	1m-read-qd4) echo --rw=read --bs=1M --iodepth=4 ;;
+	1m-write-qd4) echo --rw=write --bs=1M --iodepth=4 ;;
+	*) return 1 ;;
+	esac
+}
+
+# SNAP: a helper fio runs before and after each job (exec_prerun and
+# exec_postrun): it saves the /proc/stat CPU line and the disk's
+# /sys/block/DEV/stat, for the CPU time per I/O of that job.
+SNAP=/tmp/bench-snap
+SNAP_DIR=/tmp/bench-snaps
+
+# write_snap_helper: create $SNAP.
+write_snap_helper() {
+	mkdir -p "$SNAP_DIR" || return 1
+	cat >"$SNAP" <<-EOF_SNAP || return 1
+		#!/bin/sh
+		# $SNAP NAME DEV: CPU line and disk counters into $SNAP_DIR/NAME
+		{ read -r l </proc/stat; echo "\$l"; read -r l <"/sys/block/\$2/stat"; echo "\$l"; } >"$SNAP_DIR/\$1"
+	EOF_SNAP
+	chmod 755 "$SNAP"
+}
+
+# snap_delta JOB: "BUSY IOS" between the pre and post snapshots of JOB:
+# busy jiffies of all CPUs (user nice system irq softirq steal) and I/Os
+# the disk completed (reads + writes).
+snap_delta() {
+	local -a c0 c1 d0 d1
+	{ read -ra c0 && read -ra d0; } <"$SNAP_DIR/pre-$1" || return 1
+	{ read -ra c1 && read -ra d1; } <"$SNAP_DIR/post-$1" || return 1
+	echo $(((c1[1] + c1[2] + c1[3] + c1[6] + c1[7] + c1[8]) - \
+		(c0[1] + c0[2] + c0[3] + c0[6] + c0[7] + c0[8]))) \
+		$(((d1[0] + d1[4]) - (d0[0] + d0[4])))
+}
+
+# run_jobs DRIVER ROUND CH DEV JOB...: one fio run with the jobs one after
+# the other (stonewall: a fio start costs seconds under TCG); appends one
+# record per job.  CPU per I/O is the guest's busy time (initiator, target
+# and fio together; the initiator side is the same for both drivers) over
+# the I/Os the disk completed, both from just before a job (ramp included)
+# to just after it.
+run_jobs() {
+	local drv=$1 round=$2 ch=$3 dev=$4 job a out jobfile rc snaps="{}" d recs bad
+	shift 4
+	out=$RESULTS/fio/$drv-r$round-ch$ch.json
+	jobfile=$RESULTS/fio/$drv-r$round-ch$ch.fio
+	rm -f "$SNAP_DIR"/*
+	{
+		echo "[global]"
+		echo "filename=$dev"
+		echo "ioengine=libaio"
+		echo "direct=1"
+		echo "size=$LUN_SIZE"
+		echo "time_based"
+		echo "runtime=$BENCH_RUNTIME"
+		echo "ramp_time=$BENCH_RAMP"
+		echo "unified_rw_reporting=1"
+		for job; do
+			echo
+			echo "[$job]"
+			echo "stonewall"
+			for a in $(job_args "$job"); do echo "${a#--}"; done
+			echo "exec_prerun=$SNAP pre-$job ${dev#/dev/}"
+			echo "exec_postrun=$SNAP post-$job ${dev#/dev/}"
+		done
+	} >"$jobfile"
+	log "fio: $drv, round $round, ch_count=$ch: $*"
+	(cd /tmp && fio --output-format=json --output="$out" "$jobfile")
+	rc=$?
+	[[ $rc == 0 ]] || {
+		tail -n 20 "$out"
+		die "fio ($drv, ch_count=$ch, round $round) exited with $rc"
+	}
+	for job; do
+		d=$(snap_delta "$job") || die "no CPU/disk snapshots for $job"
+		snaps=$(jq -c --arg j "$job" --arg d "$d" '. + {($j): ($d | split(" ") | map(tonumber))}' <<<"$snaps")
+	done
+	recs=$(jq -c --arg drv "$drv" --argjson round "$round" --argjson ch "$ch" \
+		--argjson snaps "$snaps" '
+		.jobs[] | . as $j | $j.mixed as $m | ($snaps[$j.jobname] // [null, null]) as [$busy, $ios] | {
+			kind: "fio", driver: $drv, round: $round, ch: $ch, job: $j.jobname,
+			error: $j.error, iops: $m.iops, bw_bytes: $m.bw_bytes,
+			p50_us: ($m.clat_ns.percentile["50.000000"] / 1000),
+			p99_us: ($m.clat_ns.percentile["99.000000"] / 1000),
+			ios: $m.total_ios, usr_cpu: $j.usr_cpu, sys_cpu: $j.sys_cpu,
+			cpu_jiffies: $busy, disk_ios: $ios,
+			cpu_us_per_io: (if $ios != null and $ios > 0 then $busy * 10000 / $ios else null end)
+		}' "$out") || die "cannot parse $out"
+	echo "$recs" >>"$RAW"
+	jq -r '"\(.driver) r\(.round) ch\(.ch) \(.job): \(.iops | floor) IOPS, \(.bw_bytes / 1048576 * 10 | floor / 10) MiB/s, p50 \(.p50_us | floor) us, p99 \(.p99_us | floor) us, \(.cpu_us_per_io | floor) us CPU/IO, error \(.error)"' <<<"$recs" |
+		while read -r line; do log "$line"; done
+	[[ $(jq -s length <<<"$recs") == "$#" ]] || die "fio ($drv, ch_count=$ch, round $round): $(jq -s length <<<"$recs") results for $# jobs"
+	bad=$(jq -r 'select(.error != 0) | "\(.job): error \(.error)"' <<<"$recs")
+	[[ -z $bad ]] || die "fio ($drv, ch_count=$ch, round $round) reported errors: $bad"
+}
+
+# ---------------------------------------------------------- RDMA bound --
+
+# rdma_bw TEST PORT [OPTION...]: perftest TEST (ib_write_bw/ib_read_bw) over
+# RDMA/CM in loopback on rxe0 (server and client on 10.99.0.1), 1000
+# messages of 64 KiB, with extra perftest OPTIONs on both sides.
+rdma_bw() {
+	local t=$1 port=$2 spid i ok=0 bw="" err=""
+	local srv=$RESULTS/perftest-$t-server.txt cli=$RESULTS/perftest-$t-client.txt
+	shift 2
+	: >"$cli"
+	timeout 60 "$t" -R -d "$RXE_DEV" -F -n 1000 -p "$port" "$@" >"$srv" 2>&1 &
+	spid=$!
+	for ((i = 0; i < 10; i++)); do
+		nap 1
+		if timeout 60 "$t" -R -d "$RXE_DEV" -F -n 1000 -p "$port" "$@" \
+			"${RXE_ADDR%/*}" >>"$cli" 2>&1; then
+			ok=1
+			break
+		fi
+		kill -0 "$spid" 2>/dev/null || break
+	done
+	wait "$spid"
+	# The result line: "65536  <iterations>  <peak>  <average MiB/s>  <Mpps>".
+	[[ $ok == 1 ]] && bw=$(awk '$1 == 65536 && NF >= 5 { print $4 }' "$cli" | tail -n1)
+	if [[ -z $bw ]]; then
+		err=$(grep -aiE 'error|fail|unable|couldn|not supported|not available' "$cli" "$srv" | head -n1)
+		[[ -n $err ]] || err="no result line (see $(basename "$cli"))"
+		log "$t: no result: $err"
+		record "$(jq -cn --arg t "$t" --arg e "$err" '{kind: "rdma", test: $t, mib_s: null, error: $e}')"
+		return 0
+	fi
+	log "$t $*: $bw MiB/s (64 KiB messages)"
+	record "$(jq -cn --arg t "$t" --arg o "-R -n 1000 $*" --argjson bw "$bw" \
+		'{kind: "rdma", test: $t, options: $o, size: 65536, mib_s: $bw, error: null}')"
+}
+
+# -------------------------------------------------------------- memory --
+
+# mem_snapshot FILE: drop caches, settle, save /proc/meminfo and the slab
+# caches' bytes (num_objs * objsize, from /proc/slabinfo when readable).
+mem_snapshot() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	nap 2
+	cat /proc/meminfo >"$1.meminfo"
+	if [[ -r /proc/slabinfo ]]; then
+		awk 'NR > 2 { print $1, $3 * $4 }' /proc/slabinfo >"$1.slab"
+	else
+		: >"$1.slab"
+	fi
+}
+
+# mem_delta BEFORE AFTER: JSON of the differences in KiB: Slab, SUnreclaim,
+# used memory (MemTotal - MemFree), non-slab kernel pages (used minus slab,
+# page cache, buffers, anonymous pages) and the slab caches that grew most.
+mem_delta() {
+	local b=$1 a=$2
+	{
+		awk '{ v[$1] = $2 } END {
+			used = v["MemTotal:"] - v["MemFree:"]
+			print "used", used; print "slab", v["Slab:"]
+			print "sunreclaim", v["SUnreclaim:"]
+			print "other", v["Cached:"] + v["Buffers:"] + v["AnonPages:"]
+		}' "$b.meminfo" | sed 's/^/b /'
+		awk '{ v[$1] = $2 } END {
+			used = v["MemTotal:"] - v["MemFree:"]
+			print "used", used; print "slab", v["Slab:"]
+			print "sunreclaim", v["SUnreclaim:"]
+			print "other", v["Cached:"] + v["Buffers:"] + v["AnonPages:"]
+		}' "$a.meminfo" | sed 's/^/a /'
+		awk 'FNR == NR { b[$1] = $2; next } { d = $2 - b[$1]; if (d > 0) print "c", $1, d / 1024 }' \
+			"$b.slab" "$a.slab" | sort -k3,3nr | head -n 6
+		awk 'FNR == NR { s += $2; next } { t += $2 } END { print "slabinfo", (t - s) / 1024 }' \
+			"$b.slab" "$a.slab"
+	} | jq -Rn '[inputs | split(" ")] as $l |
+		($l | map(select(.[0] == "b")) | map({(.[1]): (.[2] | tonumber)}) | add) as $b |
+		($l | map(select(.[0] == "a")) | map({(.[1]): (.[2] | tonumber)}) | add) as $a |
+		{ used_kib: ($a.used - $b.used), slab_kib: ($a.slab - $b.slab),
+		  sunreclaim_kib: ($a.sunreclaim - $b.sunreclaim),
+		  pages_kib: (($a.used - $b.used) - ($a.slab - $b.slab) - ($a.other - $b.other)),
+		  slabinfo_kib: ($l | map(select(.[0] == "slabinfo"))[0][1] | tonumber),
+		  top_slab_caches_kib: ($l | map(select(.[0] == "c")) | map({cache: .[1], kib: (.[2] | tonumber)})) }'
+}
+
+# mem_bench DRIVER: kernel memory before and after BENCH_MEM_LOGINS logins
+# of ch_count=2 each (ib_srp caps ch_count at the guest's 2 CPUs; distinct
+# initiator_ext values make distinct initiator ports, each with an ACL),
+# and again after logging out.
+mem_bench() {
+	local drv=$1 n=$BENCH_MEM_LOGINS i ext guid t acl want got d1 d2 snap=/tmp/mem-$1
+	((n > 0)) || return 0
+	guid=$(node_guid) || return 1
+	t=$(tgt_dir)
+	for ((i = 1; i <= n; i++)); do
+		ext=$(printf '%016x' $((0x5eed0000 + i)))
+		acl=$t/acls/0x$ext$guid
+		mkdir -p "$acl/lun_0" || return 1
+		ln -s "$t/lun/lun_0" "$acl/lun_0/lun0" || return 1
+	done
+	mem_snapshot "$snap-0"
+	for ((i = 1; i <= n; i++)); do
+		ext=$(printf '%016x' $((0x5eed0000 + i)))
+		sysfs_write "$SRP_HOST/add_target" \
+			"id_ext=$guid,ioc_guid=$guid,dest=$SRP_DEST,initiator_ext=$ext,ch_count=2" ||
+			{ echo "memory login $i failed" >&2; return 1; }
+	done
+	want=$((2 * n))
+	for ((i = 0; i < 100; i++)); do
+		got=$(srp_channels)
+		((got >= want)) && break
+		nap 0.2
+	done
+	log "$drv: $got channels logged in for the memory figure"
+	((got > 0)) || { echo "no channel after the memory logins" >&2; return 1; }
+	srp_disk >/dev/null || return 1
+	nap 2 # let the SCSI scans finish
+	mem_snapshot "$snap-1"
+	srp_logout_all || return 1
+	mem_snapshot "$snap-2"
+	d1=$(mem_delta "$snap-0" "$snap-1") || return 1
+	d2=$(mem_delta "$snap-0" "$snap-2") || return 1
+	record "$(jq -cn --arg drv "$drv" --argjson ch "$got" --argjson n "$n" \
+		--argjson d "$d1" --argjson left "$d2" '{kind: "mem", driver: $drv,
+		channels: $ch, logins: $n} + $d + {after_logout: $left}')"
+	log "$drv: memory for $got channels: $(jq -c . <<<"$d1")"
+	for ((i = 1; i <= n; i++)); do
+		ext=$(printf '%016x' $((0x5eed0000 + i)))
+		acl=$t/acls/0x$ext$guid
+		rm -f "$acl/lun_0/lun0"
+		rmdir "$acl/lun_0" "$acl"
+	done
+	return 0
+}
+
+# ---------------------------------------------------------------- main --
+
+# driver_round DRIVER ROUND: load DRIVER, (round 1: memory), for each
+# ch_count log in and run every job, unload.
+driver_round() {
+	local drv=$1 round=$2 ch dev job
+	log "=== $drv, round $round"
+	kmsg "bench $drv round $round"
+	load_driver "$drv" || die "$drv: load or target setup failed"
+	if [[ $round == 1 ]]; then
+		mem_bench "$drv" || die "$drv: memory logins failed"
+	fi
+	for ch in $BENCH_CHS; do
+		srp_login_retry ch_count="$ch" || die "$drv: login with ch_count=$ch failed"
+		dev=$(srp_disk) || die "$drv: no disk after login with ch_count=$ch"
+		[[ $(srp_channels) == "$ch" ]] ||
+			die "$drv: ib_srp has $(srp_channels) channels, expected $ch"
+		# shellcheck disable=SC2086 # word splitting wanted
+		run_jobs "$drv" "$round" "$ch" "$dev" $BENCH_JOBS
+		srp_logout_all || die "$drv: logout failed"
+	done
+	unload_driver || die "$drv: unload failed"
+}
+
+mkdir -p "$RESULTS/fio"
+: >"$RAW"
+[[ -f $SRPT_KO ]] || die "our module $SRPT_KO not found"
+[[ -n $INTREE_KO ]] || die "no in-tree ib_srpt under /lib/modules/$KVER/kernel/drivers/infiniband/ulp/srpt"
+for job in $BENCH_JOBS; do job_args "$job" >/dev/null || die "unknown job $job"; done
+log "bench: kernel $KVER, ours $SRPT_KO, in-tree $INTREE_KO"
+log "bench: rounds $BENCH_ROUNDS, ch_count $BENCH_CHS, ${BENCH_RAMP}+${BENCH_RUNTIME} s per job"
+record "$(jq -cn --arg k "$KVER" --arg o "$SRPT_KO" --arg i "$INTREE_KO" \
+	--argjson r "$BENCH_ROUNDS" --argjson rt "$BENCH_RUNTIME" --argjson ramp "$BENCH_RAMP" \
+	--arg jobs "$BENCH_JOBS" --arg chs "$BENCH_CHS" --argjson cpus "$(nproc)" \
+	--arg lun "$LUN_SIZE" '
+	{kind: "meta", kver: $k, ours_ko: $o, intree_ko: $i, rounds: $r,
+	 runtime_s: $rt, ramp_s: $ramp, jobs: ($jobs | split(" ")),
+	 ch_counts: ($chs | split(" ") | map(tonumber)), guest_cpus: $cpus,
+	 backstore: "LIO rd_mcp ramdisk, \($lun)"}')"
+
+setup_rxe || die "soft-RoCE setup failed"
+write_snap_helper || die "cannot write $SNAP"
+if [[ $BENCH_RDMA == 1 ]]; then
+	modprobe -a rdma_ucm ib_uverbs || die "cannot load rdma_ucm/ib_uverbs"
+	# ib_read_bw sleeps on completion events (-e); ib_write_bw cannot
+	# ("Events feature not available on WRITE verb") and busy-polls, which
+	# under TCG takes CPU from rxe and understates the link.
+	rdma_bw ib_write_bw 18515
+	rdma_bw ib_read_bw 18516 -e
+fi
+for ((r = 1; r <= BENCH_ROUNDS; r++)); do
+	driver_round ours "$r"
+	driver_round intree "$r"
+done
+if dmesg | dmesg_splats >/dev/null; then
+	dmesg | dmesg_splats | head -n 5
+	die "kernel splat in the guest log"
+fi
+log "bench: done"
