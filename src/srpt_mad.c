@@ -159,7 +159,8 @@ free_recv:
  * Ports without a GSI QP (iWARP) are skipped.  After the agent is
  * registered the port advertises IsDeviceManagementSupported with
  * ib_modify_port(), so a subnet manager never points initiators at a port
- * without an agent.  A port whose driver cannot set that bit (e.g. RoCE,
+ * without an agent; if the bit is already set, it is neither set nor later
+ * cleared by us.  A port whose driver cannot set that bit (e.g. RoCE,
  * where no subnet manager reads it) still answers MADs.  A registration
  * failure is logged and leaves the rest of the driver working.
  */
@@ -174,6 +175,7 @@ void srpt_mad_register(struct srpt_port *sport)
 		.mgmt_class_version = SRPT_DM_CLASS_VERSION,
 	};
 	struct ib_mad_agent *agent;
+	struct ib_port_attr attr;
 	int ret;
 
 	if (sport->mad_agent || !rdma_cap_ib_mad(ib_dev, sport->port_num) ||
@@ -193,11 +195,17 @@ void srpt_mad_register(struct srpt_port *sport)
 	}
 	sport->mad_agent = agent;
 
-	ret = ib_modify_port(ib_dev, sport->port_num, 0, &modify);
-	if (ret)
-		pr_info("%s port %u: cannot advertise device management (%d)\n",
-			dev_name(&ib_dev->dev), sport->port_num, ret);
-	sport->dm_cap_set = !ret;
+	/* A bit set by someone else is left alone, now and at unregister. */
+	if (!ib_query_port(ib_dev, sport->port_num, &attr) &&
+	    (attr.port_cap_flags & IB_PORT_DEVICE_MGMT_SUP)) {
+		sport->dm_cap_set = false;
+	} else {
+		ret = ib_modify_port(ib_dev, sport->port_num, 0, &modify);
+		if (ret)
+			pr_info("%s port %u: cannot advertise device management (%d)\n",
+				dev_name(&ib_dev->dev), sport->port_num, ret);
+		sport->dm_cap_set = !ret;
+	}
 	pr_info("%s port %u: device-management MAD agent registered\n",
 		dev_name(&ib_dev->dev), sport->port_num);
 }

@@ -24,6 +24,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.h"
@@ -39,15 +40,19 @@ struct DmOptions {
   int gid_index = 0;
   int timeout_ms = 1000;
   int retries = 3;
+  std::optional<std::pair<uint16_t, uint32_t>> query;  // --query ATTR,MOD
 };
 
 const char kUsage[] =
     "usage: srp-dm --device DEV [--port N] [--dgid GID] [--dlid LID]\n"
     "              [--gid-index N] [--timeout-ms N] [--retries N]\n"
+    "              [--query ATTR,MOD]\n"
     "Sends device-management Gets (IOUnitInfo, IOControllerProfile,\n"
     "ServiceEntries) from DEV's port N to the port with GID GID (default:\n"
     "the local port's GID at --gid-index, i.e. the port itself) or, on\n"
-    "InfiniBand without --dgid, to LID LID (default: the local LID).\n";
+    "InfiniBand without --dgid, to LID LID (default: the local LID).\n"
+    "--query sends one Get of attribute ATTR with modifier MOD (decimal or\n"
+    "0x-hex) and prints the answer's status; exit 0 if any answer came.\n";
 
 std::optional<DmOptions> parse(int argc, char **argv, std::string *err) {
   DmOptions o;
@@ -71,6 +76,17 @@ std::optional<DmOptions> parse(int argc, char **argv, std::string *err) {
         *err = "bad GID '" + v + "'";
         return std::nullopt;
       }
+    } else if (a == "--query") {
+      auto comma = v.find(',');
+      auto attr = srp::parse_u64(v.substr(0, comma));
+      auto mod = comma == std::string::npos
+                     ? std::nullopt
+                     : srp::parse_u64(v.substr(comma + 1));
+      if (!attr || !mod || *attr > 0xffff || *mod > 0xffffffff) {
+        *err = "bad --query '" + v + "' (want ATTR,MOD)";
+        return std::nullopt;
+      }
+      o.query = std::make_pair(uint16_t(*attr), uint32_t(*mod));
     } else if (num && a == "--port") {
       o.port = int(*num);
     } else if (num && *num <= 0xffff && a == "--dlid") {
@@ -166,9 +182,15 @@ class DmPort {
     return s;
   }
 
+  // Status of the last answer received (0 before any).
+  uint16_t last_status() const { return last_status_; }
+  bool answered() const { return answered_; }
+
   // Sends a Get and returns the answer's data area, or nullopt with *err.
   std::optional<std::vector<uint8_t>> get(uint16_t attr, uint32_t mod,
                                           std::string *err) {
+    last_status_ = 0;
+    answered_ = false;
     const size_t bufsize = umad_size() + srp::dm::kMadSize;
     std::vector<uint8_t> out(bufsize, 0), in(bufsize, 0);
     uint64_t tid = ++tid_;
@@ -205,10 +227,12 @@ class DmPort {
       const auto *mad = static_cast<const uint8_t *>(umad_get_mad(in.data()));
       auto h = srp::dm::decode_header(mad, size_t(len));
       if (!h || (h->tid & 0xffffffff) != (tid & 0xffffffff)) continue;
+      answered_ = true;
       if (h->method != srp::dm::kMethodGetResp) {
         *err = "answer has method 0x" + std::to_string(h->method);
         return std::nullopt;
       }
+      last_status_ = h->status;
       if (h->status) {
         *err = srp::dm::status_name(h->status);
         return std::nullopt;
@@ -232,6 +256,8 @@ class DmPort {
   uint16_t dlid_ = 0;
   std::vector<uint8_t> dgid_;
   uint64_t tid_ = 0x5350;
+  uint16_t last_status_ = 0;
+  bool answered_ = false;
 };
 
 }  // namespace
@@ -249,6 +275,19 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::cout << "destination: " << port.destination() << "\n";
+
+  if (opt->query) {
+    auto data = port.get(opt->query->first, opt->query->second, &err);
+    if (!port.answered()) {
+      std::cerr << "srp-dm: " << err << "\n";
+      return 1;
+    }
+    char st[8];
+    snprintf(st, sizeof(st), "%04x", port.last_status());
+    std::cout << "status: 0x" << st << " "
+              << srp::dm::status_name(port.last_status()) << "\n";
+    return 0;
+  }
 
   auto data = port.get(srp::dm::kAttrIouInfo, 0, &err);
   if (!data) {
