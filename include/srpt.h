@@ -55,6 +55,8 @@
 #define SRPT_DEF_CMD_REPORT_SECS 60
 #define SRPT_MAX_CMD_REPORT_SECS 86400
 #define SRPT_DEF_SQ_SIZE	2048
+/* Receive buffers (= credits) of a channel with its own receive ring. */
+#define SRPT_RQ_SIZE		128
 
 /**
  * struct srpt_port - state of one port of an RDMA device
@@ -67,6 +69,8 @@
  * @state:	port state at the last refresh
  * @ib:		link layer is InfiniBand (IB/CM login and MADs possible)
  * @refresh_work: re-reads the attributes after an asynchronous event
+ * @mad_agent:	device-management MAD agent (srpt_mad.c), or NULL
+ * @dm_cap_set:	the port advertises IsDeviceManagementSupported
  */
 struct srpt_port {
 	struct srpt_device	*sdev;
@@ -78,6 +82,8 @@ struct srpt_port {
 	enum ib_port_state	state;
 	bool			ib;
 	struct work_struct	refresh_work;
+	struct ib_mad_agent	*mad_agent;
+	bool			dm_cap_set;
 };
 
 /**
@@ -426,6 +432,10 @@ void srpt_port_unlock(void);
 int srpt_device_get_srq(struct srpt_device *sdev);
 void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid);
 extern struct kmem_cache *srpt_recv_cache;
+
+/* srpt_mad.c: device-management MAD agent */
+void srpt_mad_register(struct srpt_port *sport);
+void srpt_mad_unregister(struct srpt_port *sport);
 
 /* srpt_configfs.c: target ports */
 /**

@@ -44,9 +44,6 @@
 static_assert(sizeof(struct ib_qp_attr) <= SRPT_QP_ATTR_STACK_BUDGET,
 	      "struct ib_qp_attr outgrew its stack budget: see the comment");
 
-/* Receive buffers (= credits) of a channel with its own receive ring. */
-#define SRPT_RQ_SIZE	128
-
 static LIST_HEAD(srpt_ch_list);
 static DEFINE_MUTEX(srpt_ch_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_waitq);

@@ -160,6 +160,8 @@ static int srpt_add_one(struct ib_device *ib_dev)
 				dev_name(&ib_dev->dev), ret);
 		break;
 	}
+	for (i = 0; i < nports; i++)
+		srpt_mad_register(&sdev->ports[i]);
 	pr_info("%s: added, %u port(s), node GUID 0x%016llx\n",
 		dev_name(&ib_dev->dev), nports, be64_to_cpu(ib_dev->node_guid));
 	return 0;
@@ -177,6 +179,9 @@ static void srpt_remove_one(struct ib_device *ib_dev, void *client_data)
 {
 	struct srpt_device *sdev = client_data;
 	u32 i;
+
+	for (i = 0; i < sdev->nports; i++)
+		srpt_mad_unregister(&sdev->ports[i]);
 
 	/* Logins run under the mutex: none is in progress after this. */
 	mutex_lock(&srpt_dev_mutex);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tests/guest/suite.sh: guest-side test suite for ib_srpt.ko: module
-# load/parameters, configfs and targetcli objects, rxe hot-unplug, rmmod, and
+# load/parameters, configfs and targetcli objects, rxe hot-unplug, the
+# device-management MAD agent (tests/guest/mad.sh), rmmod, and
 # (tests/guest/login.sh, when present) logins and I/O from the kernel's
 # ib_srp initiator.
 #
@@ -23,6 +24,8 @@ if [[ $SUITE_LOGIN == 1 && -f $GUEST_DIR/login.sh ]]; then
 	# shellcheck source=tests/guest/observe.sh
 	. "$GUEST_DIR/observe.sh"
 fi
+# shellcheck source=tests/guest/mad.sh
+. "$GUEST_DIR/mad.sh"
 
 # An initiator port ID for ACLs: initiator_ext (16 hex) + GUID (16 hex).
 ACL_ID=00000000000000010002c90300abcdef
@@ -344,6 +347,7 @@ run_case bad_target_name case_bad_target_name
 run_case guid_target_name case_guid_target_name
 run_case tpg_attrib case_tpg_attrib
 run_case rxe_relink case_rxe_relink
+run_mad_cases
 if declare -F run_login_cases >/dev/null; then
 	run_login_cases
 	run_fault_cases
