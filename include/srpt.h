@@ -477,6 +477,7 @@ void srpt_ch_close(struct srpt_channel *ch, const char *why);
 void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 			    bool wait);
 ssize_t srpt_nacl_show_info(struct se_node_acl *se_nacl, char *page);
+ssize_t srpt_show_logins(char *page);
 ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page);
 int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *ioctx);
 void srpt_free_recv_bufs(struct ib_device *ib_dev,

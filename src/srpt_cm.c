@@ -110,12 +110,44 @@ static struct srpt_tpg *srpt_login_decide_all(struct srpt_login *l,
 	return tpg;
 }
 
+/*
+ * Login outcomes since the module was loaded: accepted, then rejected by
+ * reason (SRP_LOGIN_REJ 0x10000 + index, index 7 for anything else).
+ */
+static atomic64_t srpt_logins_accepted = ATOMIC64_INIT(0);
+static atomic64_t srpt_logins_rejected[8];
+
+/**
+ * srpt_show_logins() - the login counters, for configfs
+ * @page: configfs page
+ *
+ * Return: bytes written: "accepted=N rejected=N 0x10000=N ... 0x10006=N
+ * other=N".
+ */
+ssize_t srpt_show_logins(char *page)
+{
+	s64 n[8], total = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		n[i] = atomic64_read(&srpt_logins_rejected[i]);
+		total += n[i];
+	}
+	return sysfs_emit(page,
+			  "accepted=%lld rejected=%lld 0x10000=%lld 0x10001=%lld 0x10002=%lld 0x10003=%lld 0x10004=%lld 0x10005=%lld 0x10006=%lld other=%lld\n",
+			  atomic64_read(&srpt_logins_accepted), total, n[0],
+			  n[1], n[2], n[3], n[4], n[5], n[6], n[7]);
+}
+
 /**
  * srpt_login_reject() - log a refused login and build its SRP_LOGIN_REJ
  * @l: the login, with @l->d.reject_reason and @l->d.why set
  */
 static void srpt_login_reject(struct srpt_login *l)
 {
+	u32 i = l->d.reject_reason - SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+
+	atomic64_inc(&srpt_logins_rejected[i < 7 ? i : 7]);
 	pr_info("login from %s refused (reason 0x%05x): %s\n", l->ini.desc,
 		l->d.reject_reason, l->d.why ? l->d.why : "unknown");
 	trace_srpt_login(l->ini.desc, 0, l->d.reject_reason, 0, 0, 0, false);
@@ -190,6 +222,7 @@ static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
 	}
 	l->rsp_len = srpt_build_login_rsp(l->rsp, sizeof(l->rsp), l->req.tag,
 					  &l->d, ch->rq_size, multichan);
+	atomic64_inc(&srpt_logins_accepted);
 	trace_srpt_login(l->ini.desc, ch->id, 0, ch->max_it_iu_len,
 			 ch->max_ti_iu_len, ch->rq_size, ch->imm_data);
 	pr_info("login from %s accepted: it_iu %u ti_iu %u credits %u sq %u immediate data %s, %s\n",

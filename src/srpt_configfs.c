@@ -485,7 +485,15 @@ static ssize_t srpt_da_rdma_cm_port_store(struct config_item *item,
 
 CONFIGFS_ATTR(srpt_da_, rdma_cm_port);
 
+static ssize_t srpt_da_logins_show(struct config_item *item, char *page)
+{
+	return srpt_show_logins(page);
+}
+
+CONFIGFS_ATTR_RO(srpt_da_, logins);
+
 struct configfs_attribute *srpt_discovery_attrs[] = {
 	&srpt_da_attr_rdma_cm_port,
+	&srpt_da_attr_logins,
 	NULL,
 };
