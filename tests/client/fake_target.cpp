@@ -63,6 +63,7 @@ ConnectResult FakeTarget::connect(const Bytes &private_data, size_t data_size,
   std::copy(pd.begin() + 16, pd.begin() + 32, ini.begin());
   std::copy(pd.begin() + 32, pd.begin() + 48, tgt.begin());
 
+  if (!cfg_.tpg_enabled) return reject(kRejInsufficientResources);
   if (pd[11] != kOpLoginReq) return reject(kRejUnableEstablish);
   if (tgt != cfg_.target_port_id) return reject(kRejUnableAssociate);
   if (it < 64 || it > cfg_.max_req_size) return reject(kRejItIuLenTooLarge);

@@ -24,6 +24,7 @@ struct FakeConfig {
   bool immediate = true;
   bool exact_private_data = false;  // iWARP-like
   bool acl_allows = true;
+  bool tpg_enabled = true;  // false: every login gets 0x10001
   uint32_t block_size = 512;
   uint64_t blocks = 8192;
   uint64_t lun = 0;

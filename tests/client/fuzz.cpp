@@ -347,6 +347,36 @@ Step plan(uint64_t seed, uint64_t iteration, const BaseParams &p,
   return st;
 }
 
+namespace {
+
+// Counters of one fuzz run, reported at the end.
+struct Stats {
+  uint64_t ius = 0;            // mutated SRP_CMD-based IUs sent
+  uint64_t logins = 0;         // mutated login requests
+  uint64_t logins_accepted = 0;
+  uint64_t logins_rejected = 0;
+  uint64_t closures = 0;       // channels the target closed
+  uint64_t replays = 0;        // batches replayed one IU at a time
+  uint64_t batches = 0;
+
+  std::string text() const {
+    return std::to_string(ius) + " mutated IUs, " + std::to_string(logins) +
+           " mutated login requests (" + std::to_string(logins_accepted) +
+           " accepted, " + std::to_string(logins_rejected) +
+           " rejected), " + std::to_string(closures) +
+           " channels closed by the target, " + std::to_string(batches) +
+           " batches, " + std::to_string(replays) + " replayed";
+  }
+};
+
+// Where a failure happened: one iteration, or a batch of them.
+struct Where {
+  uint64_t first = 0;
+  uint64_t count = 1;
+};
+
+}  // namespace
+
 CaseResult run(Context &ctx, std::ostream &out) {
   const Options &o = ctx.opt();
   const uint64_t seed =
@@ -355,24 +385,30 @@ CaseResult run(Context &ctx, std::ostream &out) {
           : static_cast<uint64_t>(Clock::now().time_since_epoch().count());
   const uint64_t first = o.fuzz_from;
   const uint64_t last = first + o.iterations;
+  const uint64_t batch_max = std::max<uint32_t>(1, o.fuzz_batch);
   out << "fuzz: seed " << seed << ", iterations " << first << ".." << last - 1
-      << std::endl;
+      << ", batch " << batch_max << std::endl;
 
   CaseResult res;
   res.name = "fuzz";
   res.expected =
-      "after every mutated IU the target answers TEST UNIT READY (after a "
-      "re-login if it closed the channel), every login request gets an "
-      "SRP_LOGIN_RSP or a well-formed SRP_LOGIN_REJ, no protocol violations";
+      "after every mutated IU (or batch of them) the target answers TEST UNIT "
+      "READY (after a re-login if it closed the channel), every login request "
+      "gets an SRP_LOGIN_RSP or a well-formed SRP_LOGIN_REJ, no protocol "
+      "violations";
   const auto start = Clock::now();
-  uint64_t i = first;
+  Stats stats;
+  Where where{first, 1};
   Step st;
   bool have_step = false;
+  const uint64_t progress = 10000;
+  uint64_t next_progress = first + progress;
   try {
     const TargetFacts &f = ctx.facts();
     if (!o.no_write) ctx.mark_scratch_dirty();
     std::unique_ptr<Session> s;
     auto fresh = [&]() {
+      if (s) no_violations(*s);
       s.reset();
       LoginReq r = ctx.default_login();
       if (f.immediate) {
@@ -381,33 +417,94 @@ CaseResult run(Context &ctx, std::ostream &out) {
       }
       s = ctx.login(r);
     };
+    // Takes in what the target sent so far; a closed channel is replaced.
+    auto settle = [&]() {
+      if (s) {
+        s->pump_until(Clock::now());
+        s->take_unclaimed();
+        no_violations(*s);
+        if (s->closed()) {
+          stats.closures++;
+          ctx.log("fuzz: channel closed (" + s->close_reason() +
+                  "), logging in again");
+        }
+      }
+      if (!s || s->closed()) fresh();
+    };
     const Bytes login_pd = encode_login_req_rdma(ctx.default_login());
-    for (; i < last; i++) {
+    auto make_step = [&](uint64_t it, Step *out_step, BaseParams *p) {
+      p->lun = encode_lun(o.lun);
+      p->tag = s->new_tag();
+      p->data_va = s->channel().data_va(0);
+      p->rkey = s->channel().data_rkey();
+      p->block_size = f.block_size;
+      p->scratch_lba = f.scratch_lba;
+      p->immediate = s->login_rsp().immediate();
+      p->imm_data_offset = s->login_req().imm_data_offset;
+      p->allow_write = !o.no_write;
+      p->max_it_iu_len = s->login_rsp().max_it_iu_len;
+      *out_step = plan(seed, it, *p, login_pd);
+    };
+    // The barrier: TEST UNIT READY answered GOOD on this channel. False if
+    // the channel closed on the way (not a failure by itself).
+    auto barrier = [&]() -> bool {
+      for (int attempt = 0; attempt < 4; attempt++) {
+        CmdBuilder b;
+        b.cdb(cdb::test_unit_ready());
+        const uint64_t tag = s->new_tag();
+        b.tag(tag).lun(encode_lun(o.lun));
+        std::string why;
+        if (!s->send(b.build(), Credit::kConsume, &why)) {
+          s->pump_until(Clock::now());
+          if (s->closed()) return false;
+          throw Failure{"TEST UNIT READY sent", "send failed: " + why};
+        }
+        auto r = s->wait_rsp(tag, deadline_in(ctx.timeout()));
+        if (!r) {
+          if (s->closed()) return false;
+          throw Failure{"an answer to TEST UNIT READY within " +
+                            std::to_string(o.timeout_ms) + " ms",
+                        "nothing, and the channel is still up"};
+        }
+        if (r->status == kStatusGood) return true;
+        auto sense = rsp_sense(*r);
+        if (!(r->status == kStatusCheckCondition && sense &&
+              sense->key == kSenseUnitAttention))
+          throw Failure{"TEST UNIT READY: GOOD", describe(*r)};
+      }
+      throw Failure{"TEST UNIT READY: GOOD", "UNIT ATTENTION 4 times"};
+    };
+    // Sends one step's IU; false if the channel was closed before it went.
+    auto send_step = [&](const Step &x) -> bool {
+      std::string why;
+      if (s->send(x.bytes, Credit::kConsume, &why)) return true;
+      s->pump_until(Clock::now());  // the event saying why
+      if (s->closed()) return false;
+      throw Failure{"the IU sent", "send failed: " + why};
+    };
+
+    uint64_t i = first;
+    while (i < last) {
+      where = {i, 1};
       have_step = false;
       // Events already there (e.g. a fuzzed SINGLE login terminated this
       // channel) are taken in first.
-      if (s) s->pump_until(Clock::now());
-      if (!s || s->closed()) fresh();
-      auto make_step = [&](BaseParams &p) {
-        p.lun = encode_lun(o.lun);
-        p.tag = s->new_tag();
-        p.data_va = s->channel().data_va(0);
-        p.rkey = s->channel().data_rkey();
-        p.block_size = f.block_size;
-        p.scratch_lba = f.scratch_lba;
-        p.immediate = s->login_rsp().immediate();
-        p.imm_data_offset = s->login_req().imm_data_offset;
-        p.allow_write = !o.no_write;
-        p.max_it_iu_len = s->login_rsp().max_it_iu_len;
-        st = plan(seed, i, p, login_pd);
-        have_step = true;
-      };
+      settle();
+      if (i >= next_progress) {
+        out << "fuzz: " << (i - first) << " iterations done, "
+            << static_cast<uint64_t>(
+                   std::chrono::duration<double>(Clock::now() - start).count())
+            << " s; " << stats.text() << std::endl;
+        next_progress += progress;
+      }
       BaseParams p;
-      make_step(p);
-      ctx.log("fuzz " + std::to_string(i) + ": " + st.describe());
+      make_step(i, &st, &p);
+      have_step = true;
 
       if (st.login) {
-        auto a = ctx.try_login(ctx.default_login(), &st.bytes);
+        ctx.log("fuzz " + std::to_string(i) + ": " + st.describe());
+        stats.logins++;
+        auto a = ctx.try_login(ctx.default_login(), &st.bytes, 64u << 10);
         if (a.kind == ConnectResult::Kind::kError ||
             (a.kind == ConnectResult::Kind::kRejected && !a.rej))
           throw Failure{"an SRP_LOGIN_RSP or a well-formed SRP_LOGIN_REJ",
@@ -416,45 +513,101 @@ CaseResult run(Context &ctx, std::ostream &out) {
                       a.rej->reason > kRejChannelLimit))
           throw Failure{"a defined SRP_LOGIN_REJ reason",
                         reject_reason_name(a.rej->reason)};
+        if (a.rej) stats.logins_rejected++;
         if (a.session) {
+          stats.logins_accepted++;
           tur_ok(ctx, *a.session);
           no_violations(*a.session);
           a.session->disconnect();
         }
+        i++;
         continue;
       }
 
-      std::string why;
-      if (!s->send(st.bytes, Credit::kConsume, &why)) {
-        if (!s->closed()) throw Failure{"the IU sent", "send failed: " + why};
-        // The channel went away before the IU (not because of it): log in
-        // again and send this iteration's IU on the new channel.
-        fresh();
-        make_step(p);
-        send_iu(ctx, *s, st.bytes, Credit::kConsume);
+      // A batch: this IU and the following SRP_CMD steps (up to the next
+      // login step), sent back to back, then one TEST UNIT READY.
+      std::vector<uint64_t> its;
+      its.push_back(i);
+      ctx.log("fuzz " + std::to_string(i) + ": " + st.describe());
+      stats.batches++;
+      bool closed = !send_step(st);
+      if (!closed) stats.ius++;
+      uint64_t j = i + 1;
+      while (!closed && its.size() < batch_max && j < last) {
+        Step nx;
+        BaseParams q;
+        make_step(j, &nx, &q);
+        if (nx.login) break;
+        st = nx;
+        ctx.log("fuzz " + std::to_string(j) + ": " + st.describe());
+        if (!send_step(st)) {
+          closed = true;
+          break;
+        }
+        stats.ius++;
+        its.push_back(j);
+        j++;
       }
-      s->wait_rsp(p.tag, deadline_in(ctx.quiet()));
-      s->take_unclaimed();
+      where = {i, its.size()};
+      have_step = its.size() == 1;
+      if (!closed && barrier()) {
+        s->take_unclaimed();
+        no_violations(*s);
+        i = its.back() + 1;
+        continue;
+      }
+      // The channel closed somewhere in the batch: which IU closed it, and
+      // whether every IU reached the target, is unknown. Replay the batch
+      // one IU at a time, each followed by the barrier.
+      if (its.size() > 1) stats.replays++;
+      for (uint64_t k : its) {
+        where = {k, 1};
+        settle();
+        make_step(k, &st, &p);
+        have_step = true;
+        ctx.log("fuzz " + std::to_string(k) + " (one by one): " +
+                st.describe());
+        if (!send_step(st)) {
+          // Closed before this IU went (not because of it): again.
+          settle();
+          make_step(k, &st, &p);
+          if (!send_step(st))
+            throw Failure{"a new channel that takes an IU",
+                          "closed at once: " + s->close_reason()};
+        }
+        if (its.size() > 1) stats.ius++;
+        if (!barrier()) {
+          settle();  // logs in again
+          if (!barrier())
+            throw Failure{"TEST UNIT READY on a new channel",
+                          "channel closed: " + s->close_reason()};
+        }
+        s->take_unclaimed();
+        no_violations(*s);
+      }
+      i = its.back() + 1;
+    }
+    if (s) {
+      s->pump_until(Clock::now());
       no_violations(*s);
-      if (s->closed()) {
-        ctx.log("fuzz " + std::to_string(i) + ": channel closed (" +
-                s->close_reason() + "), logging in again");
-        fresh();
-      }
-      tur_ok(ctx, *s);
-      s->take_unclaimed();
-      if (o.verbose && (i - first + 1) % 100 == 0)
-        out << "fuzz: " << (i - first + 1) << " iterations done" << std::endl;
     }
   } catch (const Failure &fl) {
     res.status = CaseResult::Status::kFail;
-    res.name = "fuzz.iteration_" + std::to_string(i);
-    res.iteration = i;
+    res.name = "fuzz.iteration_" + std::to_string(where.first);
+    res.iteration = where.first;
     res.expected = fl.expected;
     res.got = fl.got;
-    if (have_step) res.got += " (after " + st.describe() + ")";
+    if (where.count > 1)
+      res.got += " (after the batch of iterations " +
+                 std::to_string(where.first) + ".." +
+                 std::to_string(where.first + where.count - 1) + ")";
+    else if (have_step)
+      res.got += " (after " + st.describe() + ")";
     res.got += "; reproduce with --fuzz --seed " + std::to_string(seed) +
-               " --fuzz-from " + std::to_string(i) + " --iterations 1";
+               " --fuzz-from " + std::to_string(where.first) +
+               " --iterations " + std::to_string(where.count) +
+               (where.count > 1 ? " --fuzz-batch " + std::to_string(batch_max)
+                                : std::string(" --fuzz-batch 1"));
   }
   res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (res.status == CaseResult::Status::kPass) {
@@ -464,9 +617,13 @@ CaseResult run(Context &ctx, std::ostream &out) {
       res.expected = "target alive after fuzzing";
       res.got = dead + "; seed " + std::to_string(seed);
     } else {
+      char secs[32];
+      std::snprintf(secs, sizeof(secs), "%.1f", res.seconds);
       res.reason = std::to_string(o.iterations) + " iterations, seed " +
-                   std::to_string(seed);
+                   std::to_string(seed) + ", " + secs + " s: " + stats.text();
     }
+  } else {
+    res.got += "; so far: " + stats.text();
   }
   return res;
 }
