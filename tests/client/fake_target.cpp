@@ -170,6 +170,7 @@ bool FakeChannel::send(ByteView iu, std::string *why) {
     close("target disconnected");
     return true;
   }
+  sends_ok_++;
   // Responses to target requests spend no credit (SRP r16a; ib_srp).
   const bool response_iu =
       !b.empty() && (b[0] == kOpCredRsp || b[0] == kOpAerRsp);

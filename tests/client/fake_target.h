@@ -77,6 +77,8 @@ class FakeChannel : public Channel {
   uint64_t data_va(size_t offset) const override;
   uint32_t data_rkey() const override { return rkey_; }
   bool send(ByteView iu, std::string *why) override;
+  uint64_t sends_ok() const override { return sends_ok_; }
+  void drain_sends(Deadline) override {}
   std::optional<Event> next_event(Deadline deadline) override;
   void disconnect(Deadline deadline) override;
 
@@ -108,6 +110,7 @@ class FakeChannel : public Channel {
   int32_t delta_ = 0;
   bool closed_ = false;
   bool ua_ = false;
+  uint64_t sends_ok_ = 0;
   std::deque<Event> q_;
 };
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <map>
 #include <ostream>
 
 #include "case_util.h"
@@ -351,21 +353,49 @@ namespace {
 
 // Counters of one fuzz run, reported at the end.
 struct Stats {
-  uint64_t ius = 0;            // mutated SRP_CMD-based IUs sent
+  // Mutated SRP_CMD-based IUs the target took in: followed by a TEST UNIT
+  // READY answered on the same channel, or (replayed alone) by the channel's
+  // end and a working new login.
+  uint64_t ius = 0;
+  // Delivered (the send completed) to a channel the target then closed.
+  uint64_t ius_before_close = 0;
   uint64_t logins = 0;         // mutated login requests
   uint64_t logins_accepted = 0;
   uint64_t logins_rejected = 0;
   uint64_t closures = 0;       // channels the target closed
-  uint64_t replays = 0;        // batches replayed one IU at a time
   uint64_t batches = 0;
+  uint64_t relogins = 0;  // logins of the fuzzing channel itself
+  // Where the time goes (seconds).
+  double t_relogin = 0, t_fuzz_login = 0, t_barrier = 0, t_send = 0;
+  std::map<std::string, uint64_t> close_reasons;
+
+  std::string timing() const {
+    char b[320];
+    std::snprintf(b, sizeof(b),
+                  "time: %.1f s in %llu re-logins, %.1f s in mutated logins, "
+                  "%.1f s in barriers, %.1f s sending",
+                  t_relogin, static_cast<unsigned long long>(relogins),
+                  t_fuzz_login, t_barrier, t_send);
+    std::string s = b;
+    if (!close_reasons.empty()) {
+      s += "; closed by:";
+      for (const auto &kv : close_reasons)
+        s += " " + std::to_string(kv.second) + "x " + kv.first + ";";
+      s.pop_back();
+    }
+    return s;
+  }
 
   std::string text() const {
-    return std::to_string(ius) + " mutated IUs, " + std::to_string(logins) +
-           " mutated login requests (" + std::to_string(logins_accepted) +
-           " accepted, " + std::to_string(logins_rejected) +
-           " rejected), " + std::to_string(closures) +
-           " channels closed by the target, " + std::to_string(batches) +
-           " batches, " + std::to_string(replays) + " replayed";
+    return std::to_string(ius + ius_before_close) + " mutated IUs (" +
+           std::to_string(ius) + " followed by a TEST UNIT READY answer, " +
+           std::to_string(ius_before_close) +
+           " delivered to a channel the target then closed), " +
+           std::to_string(logins) + " mutated login requests (" +
+           std::to_string(logins_accepted) + " accepted, " +
+           std::to_string(logins_rejected) + " rejected), " +
+           std::to_string(closures) + " channels closed by the target, " +
+           std::to_string(batches) + " batches";
   }
 };
 
@@ -401,14 +431,19 @@ CaseResult run(Context &ctx, std::ostream &out) {
   Where where{first, 1};
   Step st;
   bool have_step = false;
-  const uint64_t progress = 10000;
+  const uint64_t progress = o.iterations >= 20000 ? 10000 : 1000;
   uint64_t next_progress = first + progress;
   try {
     const TargetFacts &f = ctx.facts();
     if (!o.no_write) ctx.mark_scratch_dirty();
     std::unique_ptr<Session> s;
+    auto since = [](Clock::time_point t0) {
+      return std::chrono::duration<double>(Clock::now() - t0).count();
+    };
     auto fresh = [&]() {
+      const auto t0 = Clock::now();
       if (s) no_violations(*s);
+      stats.relogins++;
       s.reset();
       LoginReq r = ctx.default_login();
       if (f.immediate) {
@@ -416,6 +451,7 @@ CaseResult run(Context &ctx, std::ostream &out) {
         r.imm_data_offset = kLinuxImmDataOffset;
       }
       s = ctx.login(r);
+      stats.t_relogin += since(t0);
     };
     // Takes in what the target sent so far; a closed channel is replaced.
     auto settle = [&]() {
@@ -425,6 +461,7 @@ CaseResult run(Context &ctx, std::ostream &out) {
         no_violations(*s);
         if (s->closed()) {
           stats.closures++;
+          stats.close_reasons[s->close_reason()]++;
           ctx.log("fuzz: channel closed (" + s->close_reason() +
                   "), logging in again");
         }
@@ -448,6 +485,12 @@ CaseResult run(Context &ctx, std::ostream &out) {
     // The barrier: TEST UNIT READY answered GOOD on this channel. False if
     // the channel closed on the way (not a failure by itself).
     auto barrier = [&]() -> bool {
+      const auto t0 = Clock::now();
+      struct Add {
+        double &t;
+        Clock::time_point t0;
+        ~Add() { t += std::chrono::duration<double>(Clock::now() - t0).count(); }
+      } add{stats.t_barrier, t0};
       for (int attempt = 0; attempt < 4; attempt++) {
         CmdBuilder b;
         b.cdb(cdb::test_unit_ready());
@@ -477,15 +520,22 @@ CaseResult run(Context &ctx, std::ostream &out) {
     // Sends one step's IU; false if the channel was closed before it went.
     auto send_step = [&](const Step &x) -> bool {
       std::string why;
-      if (s->send(x.bytes, Credit::kConsume, &why)) return true;
+      const auto t0 = Clock::now();
+      const bool ok = s->send(x.bytes, Credit::kConsume, &why);
+      stats.t_send += since(t0);
+      if (ok) return true;
       s->pump_until(Clock::now());  // the event saying why
       if (s->closed()) return false;
       throw Failure{"the IU sent", "send failed: " + why};
     };
 
     uint64_t i = first;
-    while (i < last) {
-      where = {i, 1};
+    // SRP_CMD iterations whose IU never reached the target (the channel
+    // ended before it was delivered), to send again on the next channel.
+    std::deque<uint64_t> redo;
+    std::map<uint64_t, unsigned> redone;
+    while (i < last || !redo.empty()) {
+      where = {redo.empty() ? i : redo.front(), 1};
       have_step = false;
       // Events already there (e.g. a fuzzed SINGLE login terminated this
       // channel) are taken in first.
@@ -494,16 +544,19 @@ CaseResult run(Context &ctx, std::ostream &out) {
         out << "fuzz: " << (i - first) << " iterations done, "
             << static_cast<uint64_t>(
                    std::chrono::duration<double>(Clock::now() - start).count())
-            << " s; " << stats.text() << std::endl;
+            << " s; " << stats.text() << "; " << stats.timing() << std::endl;
         next_progress += progress;
       }
       BaseParams p;
-      make_step(i, &st, &p);
-      have_step = true;
+      if (redo.empty()) {
+        make_step(i, &st, &p);
+        have_step = true;
+      }
 
-      if (st.login) {
+      if (redo.empty() && st.login) {
         ctx.log("fuzz " + std::to_string(i) + ": " + st.describe());
         stats.logins++;
+        const auto t0 = Clock::now();
         auto a = ctx.try_login(ctx.default_login(), &st.bytes, 64u << 10);
         if (a.kind == ConnectResult::Kind::kError ||
             (a.kind == ConnectResult::Kind::kRejected && !a.rej))
@@ -520,72 +573,84 @@ CaseResult run(Context &ctx, std::ostream &out) {
           no_violations(*a.session);
           a.session->disconnect();
         }
+        stats.t_fuzz_login += since(t0);
         i++;
         continue;
       }
 
-      // A batch: this IU and the following SRP_CMD steps (up to the next
-      // login step), sent back to back, then one TEST UNIT READY.
-      std::vector<uint64_t> its;
-      its.push_back(i);
-      ctx.log("fuzz " + std::to_string(i) + ": " + st.describe());
+      // A batch: IUs to send again first, then this and the following
+      // SRP_CMD steps (up to the next login step), sent back to back, then
+      // one TEST UNIT READY.
+      std::vector<std::pair<uint64_t, uint64_t>> sent;  // iteration, seq
       stats.batches++;
-      bool closed = !send_step(st);
-      if (!closed) stats.ius++;
-      uint64_t j = i + 1;
-      while (!closed && its.size() < batch_max && j < last) {
-        Step nx;
+      bool closed = false;
+      auto add = [&](uint64_t it, bool planned) {
+        Step x;
         BaseParams q;
-        make_step(j, &nx, &q);
-        if (nx.login) break;
-        st = nx;
-        ctx.log("fuzz " + std::to_string(j) + ": " + st.describe());
-        if (!send_step(st)) {
+        if (planned) {
+          x = st;
+        } else {
+          make_step(it, &x, &q);
+        }
+        ctx.log("fuzz " + std::to_string(it) + ": " + x.describe());
+        if (!send_step(x)) return false;
+        st = x;
+        sent.emplace_back(it, s->last_send_seq());
+        return true;
+      };
+      while (!closed && !redo.empty() && sent.size() < batch_max) {
+        const uint64_t it = redo.front();
+        if (++redone[it] > 3)
+          throw Failure{"a channel that takes the IU of iteration " +
+                            std::to_string(it),
+                        "closed before it was delivered, 3 times"};
+        if (!add(it, false)) {
           closed = true;
           break;
         }
-        stats.ius++;
-        its.push_back(j);
-        j++;
+        redo.pop_front();
       }
-      where = {i, its.size()};
-      have_step = its.size() == 1;
+      bool first_planned = have_step;
+      while (!closed && sent.size() < batch_max && i < last) {
+        if (!first_planned) {
+          Step nx;
+          BaseParams q;
+          make_step(i, &nx, &q);
+          if (nx.login) break;
+          st = nx;
+        }
+        first_planned = false;
+        if (!add(i, true)) {
+          redo.push_back(i);
+          i++;
+          closed = true;
+          break;
+        }
+        i++;
+      }
+      if (sent.empty() && !closed) continue;
+      where = {sent.empty() ? i - 1 : sent.front().first,
+               sent.empty() ? 1 : sent.back().first - sent.front().first + 1};
+      have_step = sent.size() == 1;
       if (!closed && barrier()) {
+        // Counted once the barrier shows the target took them in.
+        stats.ius += sent.size();
         s->take_unclaimed();
         no_violations(*s);
-        i = its.back() + 1;
         continue;
       }
-      // The channel closed somewhere in the batch: which IU closed it, and
-      // whether every IU reached the target, is unknown. Replay the batch
-      // one IU at a time, each followed by the barrier.
-      if (its.size() > 1) stats.replays++;
-      for (uint64_t k : its) {
-        where = {k, 1};
-        settle();
-        make_step(k, &st, &p);
-        have_step = true;
-        ctx.log("fuzz " + std::to_string(k) + " (one by one): " +
-                st.describe());
-        if (!send_step(st)) {
-          // Closed before this IU went (not because of it): again.
-          settle();
-          make_step(k, &st, &p);
-          if (!send_step(st))
-            throw Failure{"a new channel that takes an IU",
-                          "closed at once: " + s->close_reason()};
+      // The channel ended somewhere in the batch. The IUs it delivered
+      // count; the others go again on the next channel.
+      s->channel().drain_sends(deadline_in(ctx.timeout()));
+      for (const auto &[it, seq] : sent) {
+        if (s->delivered(seq)) {
+          stats.ius_before_close++;
+        } else {
+          redo.push_back(it);
         }
-        if (its.size() > 1) stats.ius++;
-        if (!barrier()) {
-          settle();  // logs in again
-          if (!barrier())
-            throw Failure{"TEST UNIT READY on a new channel",
-                          "channel closed: " + s->close_reason()};
-        }
-        s->take_unclaimed();
-        no_violations(*s);
       }
-      i = its.back() + 1;
+      // Keep the iteration order of what is sent again.
+      std::sort(redo.begin(), redo.end());
     }
     if (s) {
       s->pump_until(Clock::now());
@@ -621,6 +686,7 @@ CaseResult run(Context &ctx, std::ostream &out) {
       std::snprintf(secs, sizeof(secs), "%.1f", res.seconds);
       res.reason = std::to_string(o.iterations) + " iterations, seed " +
                    std::to_string(seed) + ", " + secs + " s: " + stats.text();
+      out << "fuzz: " << stats.timing() << std::endl;
     }
   } else {
     res.got += "; so far: " + stats.text();
