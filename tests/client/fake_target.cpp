@@ -167,6 +167,7 @@ bool FakeChannel::send(ByteView iu, std::string *why) {
   const Bytes b(iu.data, iu.data + iu.size);
   if (b.size() > t_.cfg().max_req_size) {
     // The target's receive fails: it closes the channel.
+    sends_ok_++;  // delivered, and refused by the receive
     close("target disconnected");
     return true;
   }

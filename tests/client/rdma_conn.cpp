@@ -425,11 +425,17 @@ void RdmaChannel::poll_cq() {
         big_sends_.erase(w.wr_id);
       else
         free_slots_.push_back(static_cast<uint32_t>(w.wr_id));
-      if (w.status == IBV_WC_SUCCESS)
+      if (w.status == IBV_WC_SUCCESS) {
         sends_ok_++;
-      else
+      } else {
+        // The first send that failed other than by a flush went out and
+        // was refused (e.g. longer than the target's receive buffer), or
+        // got no answer at all: not sent again either way.
+        if (w.status != IBV_WC_WR_FLUSH_ERR && !send_failed_) sends_ok_++;
+        send_failed_ = true;
         error_event(std::string("send completion: ") +
                     ibv_wc_status_str(w.status));
+      }
     }
   }
 }

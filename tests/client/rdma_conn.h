@@ -195,6 +195,7 @@ class RdmaChannel : public Channel {
   uint32_t recv_size_ = 0;
   uint32_t outstanding_sends_ = 0;
   uint64_t sends_ok_ = 0;
+  bool send_failed_ = false;
   std::deque<Event> queue_;
   bool error_ = false;
   bool disconnected_ = false;

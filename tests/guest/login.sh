@@ -407,7 +407,7 @@ conf_client() {
 conf_target_up() {
 	local t rd2 acl2
 	modprobe -a rdma_ucm ib_uverbs || return 1
-	srp_target_up || return 1
+	srp_target_up "" || return 1
 	t=$(tgt_dir)
 	rd2=$(rd_backstore rd_conf 64M) || return 1
 	acl2=$t/acls/0x$CLIENT_EXT$(node_guid)
