@@ -55,6 +55,9 @@ Fuzzing:
   --fuzz-batch N         mutated SRP_CMDs sent back to back before the
                          TEST UNIT READY that checks the channel (default
                          16, at most 64; 1 checks after every IU)
+  --fuzz-login-percent N share of the iterations that mutate a login request
+                         instead of an SRP_CMD (default 15; a login costs
+                         far more than an IU)
 
 Reports (no target needed):
   --merge FILE,...       merge --json reports of runs against one target
@@ -288,6 +291,10 @@ ParseResult parse_args(const std::vector<std::string> &args) {
     } else if (a == "--fuzz-batch") {
       if (!number(&n, 1, 64)) return fail("--fuzz-batch needs a number 1..64");
       o.fuzz_batch = static_cast<uint32_t>(n);
+    } else if (a == "--fuzz-login-percent") {
+      if (!number(&n, 0, 100))
+        return fail("--fuzz-login-percent needs a number 0..100");
+      o.fuzz_login_percent = static_cast<uint32_t>(n);
     } else if (a == "--merge") {
       std::string v;
       if (!need(&v) || (o.merge_files = split_list(v)).empty())

@@ -41,6 +41,7 @@ struct Options {
   uint32_t target_max_it_iu = 8260;  // --target-max-it-iu N
   size_t data_size = 4u << 20;       // --data-size N (registered bytes)
   uint32_t fuzz_batch = 16;          // --fuzz-batch N (IUs per barrier)
+  uint32_t fuzz_login_percent = 15;  // --fuzz-login-percent N
   // --merge FILE,... : merge JSON reports of one target (no target needed)
   std::vector<std::string> merge_files;
   // --compare NAME=FILE[,FILE...] (repeatable): side-by-side Markdown table

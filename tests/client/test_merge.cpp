@@ -150,10 +150,11 @@ TEST(Merge, CliOptions) {
   EXPECT_FALSE(parse_args({"--merge", ","}).options);
   r = parse_args({"--target", "h:1", "--id-ext", "1", "--ioc-guid", "2",
                   "--initiator-ext", "3", "--tpg-disabled", "--fuzz-batch",
-                  "4"});
+                  "4", "--fuzz-login-percent", "5"});
   ASSERT_TRUE(r.options) << r.error;
   EXPECT_TRUE(r.options->tpg_disabled);
   EXPECT_EQ(r.options->fuzz_batch, 4u);
+  EXPECT_EQ(r.options->fuzz_login_percent, 5u);
   EXPECT_FALSE(parse_args({"--target", "h:1", "--id-ext", "1", "--ioc-guid",
                            "2", "--initiator-ext", "3", "--fuzz-batch", "65"})
                    .options);
