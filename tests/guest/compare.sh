@@ -148,7 +148,8 @@ cmp_run() {
 		return 1
 	fi
 	t=$(tgt_dir)
-	mapfile -t names < <("$CLIENT" --list | grep -E '^[a-z]+\.[a-z0-9_]+$')
+	# No process substitution: the guest has no /dev/fd.
+	mapfile -t names <<<"$("$CLIENT" --list | grep -E '^[a-z]+\.[a-z0-9_]+$')"
 	for name in "${names[@]}"; do
 		if [[ -n $CMP_CASES ]]; then
 			local g take=0
@@ -169,11 +170,6 @@ cmp_run() {
 				--cases "$name" ;;
 		esac
 	done
-	if [[ -z $DEAD && ( -z $CMP_CASES || $CMP_CASES == *fuzz* ) ]]; then
-		cmp_case "$impl" fuzz --initiator-ext "$CLIENT_EXT" --fuzz \
-			--seed 20261130 --iterations "$CMP_FUZZ_ITERATIONS"
-		sed -i 's/"name": "fuzz[.a-z_0-9]*"/"name": "fuzz"/' "$OUT/$impl/fuzz.json" 2>/dev/null
-	fi
 	for name in "${names[@]}"; do
 		[[ -z $DEAD && $name == acl.tpg_disabled* ]] || continue
 		if [[ -n $CMP_CASES && $CMP_CASES != *acl* ]]; then continue; fi
@@ -182,6 +178,12 @@ cmp_run() {
 			--tpg-disabled --cases "$name"
 		sysfs_write "$t/enable" 1 >/dev/null
 	done
+	# The fuzz run last: it is the most likely to take the target down.
+	if [[ -z $DEAD && ( -z $CMP_CASES || $CMP_CASES == *fuzz* ) ]]; then
+		cmp_case "$impl" fuzz --initiator-ext "$CLIENT_EXT" --fuzz \
+			--seed 20261130 --iterations "$CMP_FUZZ_ITERATIONS"
+		sed -i 's/"name": "fuzz[.a-z_0-9]*"/"name": "fuzz"/' "$OUT/$impl/fuzz.json" 2>/dev/null
+	fi
 	rm -f "$OUT/current"
 	[[ -z $DEAD ]] || echo "$impl: cases after $DEAD not run"
 }
