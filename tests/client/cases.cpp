@@ -48,12 +48,14 @@ LoginReq Context::default_login() const {
   return r;
 }
 
-Context::Attempt Context::try_login(const LoginReq &r, const Bytes *raw) {
+Context::Attempt Context::try_login(const LoginReq &r, const Bytes *raw,
+                                    size_t data_size) {
   Attempt a;
   const Bytes pd = raw ? *raw : encode_login_req_rdma(r);
   log("login request (" + std::to_string(pd.size()) +
       " bytes): " + hex(ByteView(pd)));
-  ConnectResult cr = conn_.connect(pd, opt_.data_size, deadline_in(timeout()));
+  ConnectResult cr = conn_.connect(pd, data_size ? data_size : opt_.data_size,
+                                   deadline_in(timeout()));
   a.kind = cr.kind;
   a.cm_status = cr.cm_status;
   a.what = cr.what;
@@ -221,7 +223,7 @@ void Context::restore_scratch() {
 void Context::mark_scratch_dirty() { facts_.scratch_dirty = true; }
 
 std::string Context::check_alive() {
-  if (opt_.acl_denied) {
+  if (opt_.acl_denied || opt_.tpg_disabled) {
     Attempt a = try_login(default_login());
     if (a.kind == ConnectResult::Kind::kRejected && a.rej) return "";
     return "expected an SRP_LOGIN_REJ, got " + describe_attempt(a);
@@ -542,8 +544,13 @@ CaseResult run_case(Context &ctx, const Case &c) {
     return skip(
         "needs a target configured without an ACL for this "
         "initiator (--acl-denied)");
+  if ((c.needs & kNeedsTpgDisabled) && !o.tpg_disabled)
+    return skip(
+        "needs a target whose portal group is disabled (--tpg-disabled)");
   if (o.acl_denied && !(c.needs & kNeedsAclDenied))
     return skip("needs an accepted login (--acl-denied given)");
+  if (o.tpg_disabled && !(c.needs & kNeedsTpgDisabled))
+    return skip("needs an enabled portal group (--tpg-disabled given)");
   if ((c.needs & kNeedsWrite) && o.no_write)
     return skip("writes to the LUN (--no-write given)");
 

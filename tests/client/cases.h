@@ -37,6 +37,7 @@ enum Needs : unsigned {
   kNeedsAclDenied = 1u << 1,  // a target without our ACL (--acl-denied)
   kNeedsWrite = 1u << 2,      // writes to the LUN (not with --no-write)
   kNeedsImmediate = 1u << 3,  // the target offers immediate data
+  kNeedsTpgDisabled = 1u << 4,  // the portal group is disabled (--tpg-disabled)
 };
 
 struct TargetFacts {
@@ -75,7 +76,9 @@ class Context {
   };
   // Logs in with @r encoded in the RDMA/CM layout, or with @raw as the
   // private data when given.
-  Attempt try_login(const LoginReq &r, const Bytes *raw = nullptr);
+  // @data_size: bytes registered for the target's RDMA (0: --data-size).
+  Attempt try_login(const LoginReq &r, const Bytes *raw = nullptr,
+                    size_t data_size = 0);
   // Like try_login() but a rejection or error is a Failure.
   std::unique_ptr<Session> login(const LoginReq &r);
   std::unique_ptr<Session> login() { return login(default_login()); }

@@ -489,6 +489,28 @@ void login_cases() {
         for (int i = 0; i < 10; i++)
           ctx.expect_reject(ctx.default_login(), kRejUnableEstablish);
       });
+
+  add("acl.tpg_disabled",
+      "SRP_LOGIN_REQ (with an ACL) to a target port whose only portal group "
+      "is disabled",
+      "SRP_LOGIN_REJ 0x10001 (insufficient resources), tag echoed",
+      "the port cannot take channels now (docs/configuration.md: no enabled "
+      "portal group)",
+      kNeedsTpgDisabled, [](Context &ctx) {
+        ctx.expect_reject(ctx.default_login(), kRejInsufficientResources);
+      });
+
+  add("acl.tpg_disabled_repeated",
+      "5 logins, SINGLE and MULTI, to a disabled portal group",
+      "SRP_LOGIN_REJ 0x10001 every time",
+      "a refused login must leave nothing behind", kNeedsTpgDisabled,
+      [](Context &ctx) {
+        for (int i = 0; i < 5; i++) {
+          LoginReq r = ctx.default_login();
+          if (i & 1) r.req_flags = kMultichanMulti;
+          ctx.expect_reject(r, kRejInsufficientResources);
+        }
+      });
 }
 
 void scsi_cases() {

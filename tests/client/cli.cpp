@@ -35,7 +35,10 @@ Behaviour:
   --iterations N         run the selected cases N times (default 1); with
                          --fuzz, the number of fuzz iterations (default 1000)
   --acl-denied           the target has NO ACL for this initiator: run the
-                         acl.* cases, skip those needing an accepted login
+                         acl.denied* cases, skip those needing an accepted
+                         login
+  --tpg-disabled         the target port's portal group is disabled: run the
+                         acl.tpg_disabled* cases, skip the others
   --no-write             skip every case that writes to the LUN
   --it-iu-len N          IT IU length requested at login (default 8260)
   --target-max-it-iu N   the target's largest IT IU (srp_max_req_size,
@@ -49,6 +52,23 @@ Fuzzing:
   --seed N               fuzz seed (default: from the clock; always printed)
   --fuzz-from N          first iteration (to reproduce one: --fuzz-from I
                          --iterations 1 with the printed seed)
+  --fuzz-batch N         mutated SRP_CMDs sent back to back before the
+                         TEST UNIT READY that checks the channel (default
+                         16, at most 64; 1 checks after every IU)
+  --fuzz-login-percent N share of the iterations that mutate a login request
+                         instead of an SRP_CMD (default 15; a login costs
+                         far more than an IU)
+
+Reports (no target needed):
+  --merge FILE,...       merge --json reports of runs against one target
+                         (e.g. a normal, an --acl-denied and a --tpg-disabled
+                         run): per case the most severe result (crash, hang,
+                         fail, pass, skip); prints result lines and the
+                         summary, exit status 1 if a case failed
+  --compare NAME=FILE[,FILE...]
+                         repeatable: one column per NAME, each the merge of
+                         its files; prints a Markdown table case, expected,
+                         NAME... for the whole catalogue
 
 Writes go to a scratch area at the end of the LUN whose contents are read
 first and written back at the end of the run.
@@ -122,6 +142,20 @@ std::optional<uint64_t> parse_u64(const std::string &s) {
     v = v * 10 + d;
   }
   return v;
+}
+
+std::vector<std::string> split_list(const std::string &v) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= v.size()) {
+    const auto comma = v.find(',', start);
+    const std::string g = v.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!g.empty()) out.push_back(g);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
 }
 
 bool glob_match(const std::string &pattern, const std::string &text) {
@@ -252,6 +286,28 @@ ParseResult parse_args(const std::vector<std::string> &args) {
       o.verbose = true;
     } else if (a == "--acl-denied" && flag()) {
       o.acl_denied = true;
+    } else if (a == "--tpg-disabled" && flag()) {
+      o.tpg_disabled = true;
+    } else if (a == "--fuzz-batch") {
+      if (!number(&n, 1, 64)) return fail("--fuzz-batch needs a number 1..64");
+      o.fuzz_batch = static_cast<uint32_t>(n);
+    } else if (a == "--fuzz-login-percent") {
+      if (!number(&n, 0, 100))
+        return fail("--fuzz-login-percent needs a number 0..100");
+      o.fuzz_login_percent = static_cast<uint32_t>(n);
+    } else if (a == "--merge") {
+      std::string v;
+      if (!need(&v) || (o.merge_files = split_list(v)).empty())
+        return fail("--merge needs FILE[,FILE...]");
+    } else if (a == "--compare") {
+      std::string v;
+      if (!need(&v)) return fail("--compare needs NAME=FILE[,FILE...]");
+      const auto eq = v.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return fail("--compare needs NAME=FILE[,FILE...]");
+      auto files = split_list(v.substr(eq + 1));
+      if (files.empty()) return fail("--compare needs NAME=FILE[,FILE...]");
+      o.compare.emplace_back(v.substr(0, eq), std::move(files));
     } else if (a == "--no-write" && flag()) {
       o.no_write = true;
     } else if (a == "--it-iu-len") {
@@ -272,7 +328,12 @@ ParseResult parse_args(const std::vector<std::string> &args) {
   }
 
   if (o.fuzz && !o.iterations_given) o.iterations = 1000;
-  if (!o.help && !o.list && !o.list_markdown) {
+  if (o.acl_denied && o.tpg_disabled)
+    return fail("--acl-denied and --tpg-disabled exclude each other");
+  if (!o.merge_files.empty() && !o.compare.empty())
+    return fail("--merge and --compare exclude each other");
+  if (!o.help && !o.list && !o.list_markdown && o.merge_files.empty() &&
+      o.compare.empty()) {
     if (!have_target) return fail("--target HOST:PORT is required");
     if (!have_id_ext) return fail("--id-ext is required");
     if (!have_ioc) return fail("--ioc-guid is required");

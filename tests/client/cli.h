@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace srp {
@@ -34,10 +35,17 @@ struct Options {
   bool verbose = false;              // --verbose
   bool help = false;                 // --help
   bool acl_denied = false;           // --acl-denied
+  bool tpg_disabled = false;         // --tpg-disabled
   bool no_write = false;             // --no-write
   uint32_t it_iu_len = 8260;         // --it-iu-len N
   uint32_t target_max_it_iu = 8260;  // --target-max-it-iu N
   size_t data_size = 4u << 20;       // --data-size N (registered bytes)
+  uint32_t fuzz_batch = 16;          // --fuzz-batch N (IUs per barrier)
+  uint32_t fuzz_login_percent = 15;  // --fuzz-login-percent N
+  // --merge FILE,... : merge JSON reports of one target (no target needed)
+  std::vector<std::string> merge_files;
+  // --compare NAME=FILE[,FILE...] (repeatable): side-by-side Markdown table
+  std::vector<std::pair<std::string, std::vector<std::string>>> compare;
 };
 
 struct ParseResult {
@@ -56,6 +64,9 @@ bool split_host_port(const std::string &s, std::string *host,
 std::optional<uint64_t> parse_hex64(const std::string &s);
 // Decimal or 0x-hexadecimal.
 std::optional<uint64_t> parse_u64(const std::string &s);
+
+// "a,b,,c" -> {a, b, c}.
+std::vector<std::string> split_list(const std::string &v);
 
 // Shell-style glob: '*' any run, '?' one character.
 bool glob_match(const std::string &pattern, const std::string &text);

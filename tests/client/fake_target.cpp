@@ -63,6 +63,7 @@ ConnectResult FakeTarget::connect(const Bytes &private_data, size_t data_size,
   std::copy(pd.begin() + 16, pd.begin() + 32, ini.begin());
   std::copy(pd.begin() + 32, pd.begin() + 48, tgt.begin());
 
+  if (!cfg_.tpg_enabled) return reject(kRejInsufficientResources);
   if (pd[11] != kOpLoginReq) return reject(kRejUnableEstablish);
   if (tgt != cfg_.target_port_id) return reject(kRejUnableAssociate);
   if (it < 64 || it > cfg_.max_req_size) return reject(kRejItIuLenTooLarge);
@@ -166,9 +167,11 @@ bool FakeChannel::send(ByteView iu, std::string *why) {
   const Bytes b(iu.data, iu.data + iu.size);
   if (b.size() > t_.cfg().max_req_size) {
     // The target's receive fails: it closes the channel.
+    sends_ok_++;  // delivered, and refused by the receive
     close("target disconnected");
     return true;
   }
+  sends_ok_++;
   // Responses to target requests spend no credit (SRP r16a; ib_srp).
   const bool response_iu =
       !b.empty() && (b[0] == kOpCredRsp || b[0] == kOpAerRsp);

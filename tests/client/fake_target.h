@@ -24,6 +24,7 @@ struct FakeConfig {
   bool immediate = true;
   bool exact_private_data = false;  // iWARP-like
   bool acl_allows = true;
+  bool tpg_enabled = true;  // false: every login gets 0x10001
   uint32_t block_size = 512;
   uint64_t blocks = 8192;
   uint64_t lun = 0;
@@ -76,6 +77,8 @@ class FakeChannel : public Channel {
   uint64_t data_va(size_t offset) const override;
   uint32_t data_rkey() const override { return rkey_; }
   bool send(ByteView iu, std::string *why) override;
+  uint64_t sends_ok() const override { return sends_ok_; }
+  void drain_sends(Deadline) override {}
   std::optional<Event> next_event(Deadline deadline) override;
   void disconnect(Deadline deadline) override;
 
@@ -107,6 +110,7 @@ class FakeChannel : public Channel {
   int32_t delta_ = 0;
   bool closed_ = false;
   bool ua_ = false;
+  uint64_t sends_ok_ = 0;
   std::deque<Event> q_;
 };
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <map>
 #include <ostream>
 
 #include "case_util.h"
@@ -328,7 +330,7 @@ Step plan(uint64_t seed, uint64_t iteration, const BaseParams &p,
           const Bytes &login_pd) {
   Mutator m(iteration_seed(seed, iteration));
   Step st;
-  st.login = m.below(100) < 15;
+  st.login = m.below(100) < p.login_percent;
   if (st.login) {
     st.bytes = login_pd;
     st.ops = m.mutate_login(st.bytes);
@@ -347,6 +349,72 @@ Step plan(uint64_t seed, uint64_t iteration, const BaseParams &p,
   return st;
 }
 
+namespace {
+
+// Counters of one fuzz run, reported at the end.
+struct Stats {
+  // Mutated SRP_CMD-based IUs the target took in: followed by a TEST UNIT
+  // READY answered on the same channel, or (replayed alone) by the channel's
+  // end and a working new login.
+  uint64_t ius = 0;
+  // Delivered (the send completed) to a channel the target then closed.
+  uint64_t ius_before_close = 0;
+  uint64_t logins = 0;         // mutated login requests
+  uint64_t logins_accepted = 0;
+  uint64_t logins_rejected = 0;
+  uint64_t closures = 0;       // channels the target closed
+  uint64_t batches = 0;
+  uint64_t relogins = 0;  // logins of the fuzzing channel itself
+  // Where the time goes (seconds).
+  double t_relogin = 0, t_fuzz_login = 0, t_barrier = 0, t_send = 0,
+         t_drain = 0;
+  std::map<std::string, uint64_t> close_reasons;
+
+  std::string timing() const {
+    char b[320];
+    std::snprintf(b, sizeof(b),
+                  "time: %.1f s in %llu re-logins, %.1f s in mutated logins, "
+                  "%.1f s in barriers, %.1f s sending, %.1f s draining "
+                  "closed channels",
+                  t_relogin, static_cast<unsigned long long>(relogins),
+                  t_fuzz_login, t_barrier, t_send, t_drain);
+    std::string s = b;
+    if (!close_reasons.empty()) {
+      s += "; closed by:";
+      for (const auto &kv : close_reasons)
+        s += " " + std::to_string(kv.second) + "x " + kv.first + ";";
+      s.pop_back();
+    }
+    return s;
+  }
+
+  std::string text() const {
+    return std::to_string(ius + ius_before_close) + " mutated IUs (" +
+           std::to_string(ius) + " followed by a TEST UNIT READY answer, " +
+           std::to_string(ius_before_close) +
+           " delivered to a channel the target then closed), " +
+           std::to_string(logins) + " mutated login requests (" +
+           std::to_string(logins_accepted) + " accepted, " +
+           std::to_string(logins_rejected) + " rejected), " +
+           std::to_string(closures) + " channels closed by the target, " +
+           std::to_string(batches) + " batches";
+  }
+};
+
+// Bytes registered for the target's RDMA on fuzzing channels: the base IUs
+// use the first 17 KiB; mutated lengths (up to 64 KiB, or huge) stay inside
+// or fail the RDMA either way. Smaller than --data-size: every channel the
+// target closes costs a new login and registration, thousands of times.
+constexpr size_t kFuzzDataSize = 256u << 10;
+
+// Where a failure happened: one iteration, or a batch of them.
+struct Where {
+  uint64_t first = 0;
+  uint64_t count = 1;
+};
+
+}  // namespace
+
 CaseResult run(Context &ctx, std::ostream &out) {
   const Options &o = ctx.opt();
   const uint64_t seed =
@@ -355,59 +423,157 @@ CaseResult run(Context &ctx, std::ostream &out) {
           : static_cast<uint64_t>(Clock::now().time_since_epoch().count());
   const uint64_t first = o.fuzz_from;
   const uint64_t last = first + o.iterations;
+  const uint64_t batch_max = std::max<uint32_t>(1, o.fuzz_batch);
   out << "fuzz: seed " << seed << ", iterations " << first << ".." << last - 1
-      << std::endl;
+      << ", batch " << batch_max << std::endl;
 
   CaseResult res;
   res.name = "fuzz";
   res.expected =
-      "after every mutated IU the target answers TEST UNIT READY (after a "
-      "re-login if it closed the channel), every login request gets an "
-      "SRP_LOGIN_RSP or a well-formed SRP_LOGIN_REJ, no protocol violations";
+      "after every mutated IU (or batch of them) the target answers TEST UNIT "
+      "READY (after a re-login if it closed the channel), every login request "
+      "gets an SRP_LOGIN_RSP or a well-formed SRP_LOGIN_REJ, no protocol "
+      "violations";
   const auto start = Clock::now();
-  uint64_t i = first;
+  Stats stats;
+  Where where{first, 1};
   Step st;
   bool have_step = false;
+  const uint64_t progress = o.iterations >= 20000 ? 10000 : 1000;
+  uint64_t next_progress = first + progress;
   try {
     const TargetFacts &f = ctx.facts();
     if (!o.no_write) ctx.mark_scratch_dirty();
     std::unique_ptr<Session> s;
+    auto since = [](Clock::time_point t0) {
+      return std::chrono::duration<double>(Clock::now() - t0).count();
+    };
     auto fresh = [&]() {
+      const auto t0 = Clock::now();
+      if (s) {
+        no_violations(*s);
+        // A closed channel has nothing left to wait for.
+        if (s->closed()) s->channel().disconnect(Clock::now());
+      }
+      stats.relogins++;
       s.reset();
       LoginReq r = ctx.default_login();
       if (f.immediate) {
         r.req_flags |= kImmedRequested;
         r.imm_data_offset = kLinuxImmDataOffset;
       }
-      s = ctx.login(r);
+      auto a = ctx.try_login(r, nullptr, kFuzzDataSize);
+      if (a.kind != ConnectResult::Kind::kAccepted)
+        throw Failure{"SRP_LOGIN_RSP (login accepted)", describe_attempt(a)};
+      s = std::move(a.session);
+      stats.t_relogin += since(t0);
+    };
+    // Takes in what the target sent so far; a closed channel is replaced.
+    auto settle = [&]() {
+      if (s) {
+        s->pump_until(Clock::now());
+        s->take_unclaimed();
+        no_violations(*s);
+        if (s->closed()) {
+          stats.closures++;
+          stats.close_reasons[s->close_reason()]++;
+          ctx.log("fuzz: channel closed (" + s->close_reason() +
+                  "), logging in again");
+        }
+      }
+      if (!s || s->closed()) fresh();
     };
     const Bytes login_pd = encode_login_req_rdma(ctx.default_login());
-    for (; i < last; i++) {
+    auto make_step = [&](uint64_t it, Step *out_step, BaseParams *p) {
+      p->lun = encode_lun(o.lun);
+      p->tag = s->new_tag();
+      p->data_va = s->channel().data_va(0);
+      p->rkey = s->channel().data_rkey();
+      p->block_size = f.block_size;
+      p->scratch_lba = f.scratch_lba;
+      p->immediate = s->login_rsp().immediate();
+      p->imm_data_offset = s->login_req().imm_data_offset;
+      p->allow_write = !o.no_write;
+      p->max_it_iu_len = s->login_rsp().max_it_iu_len;
+      p->login_percent = o.fuzz_login_percent;
+      *out_step = plan(seed, it, *p, login_pd);
+    };
+    // The barrier: TEST UNIT READY answered GOOD on this channel. False if
+    // the channel closed on the way (not a failure by itself).
+    auto barrier = [&]() -> bool {
+      const auto t0 = Clock::now();
+      struct Add {
+        double &t;
+        Clock::time_point t0;
+        ~Add() { t += std::chrono::duration<double>(Clock::now() - t0).count(); }
+      } add{stats.t_barrier, t0};
+      for (int attempt = 0; attempt < 4; attempt++) {
+        CmdBuilder b;
+        b.cdb(cdb::test_unit_ready());
+        const uint64_t tag = s->new_tag();
+        b.tag(tag).lun(encode_lun(o.lun));
+        std::string why;
+        if (!s->send(b.build(), Credit::kConsume, &why)) {
+          s->pump_until(Clock::now());
+          if (s->closed()) return false;
+          throw Failure{"TEST UNIT READY sent", "send failed: " + why};
+        }
+        auto r = s->wait_rsp(tag, deadline_in(ctx.timeout()));
+        if (!r) {
+          if (s->closed()) return false;
+          throw Failure{"an answer to TEST UNIT READY within " +
+                            std::to_string(o.timeout_ms) + " ms",
+                        "nothing, and the channel is still up"};
+        }
+        if (r->status == kStatusGood) return true;
+        auto sense = rsp_sense(*r);
+        if (!(r->status == kStatusCheckCondition && sense &&
+              sense->key == kSenseUnitAttention))
+          throw Failure{"TEST UNIT READY: GOOD", describe(*r)};
+      }
+      throw Failure{"TEST UNIT READY: GOOD", "UNIT ATTENTION 4 times"};
+    };
+    // Sends one step's IU; false if the channel was closed before it went.
+    auto send_step = [&](const Step &x) -> bool {
+      std::string why;
+      const auto t0 = Clock::now();
+      const bool ok = s->send(x.bytes, Credit::kConsume, &why);
+      stats.t_send += since(t0);
+      if (ok) return true;
+      s->pump_until(Clock::now());  // the event saying why
+      if (s->closed()) return false;
+      throw Failure{"the IU sent", "send failed: " + why};
+    };
+
+    uint64_t i = first;
+    // SRP_CMD iterations whose IU never reached the target (the channel
+    // ended before it was delivered), to send again on the next channel.
+    std::deque<uint64_t> redo;
+    std::map<uint64_t, unsigned> redone;
+    while (i < last || !redo.empty()) {
+      where = {redo.empty() ? i : redo.front(), 1};
       have_step = false;
       // Events already there (e.g. a fuzzed SINGLE login terminated this
       // channel) are taken in first.
-      if (s) s->pump_until(Clock::now());
-      if (!s || s->closed()) fresh();
-      auto make_step = [&](BaseParams &p) {
-        p.lun = encode_lun(o.lun);
-        p.tag = s->new_tag();
-        p.data_va = s->channel().data_va(0);
-        p.rkey = s->channel().data_rkey();
-        p.block_size = f.block_size;
-        p.scratch_lba = f.scratch_lba;
-        p.immediate = s->login_rsp().immediate();
-        p.imm_data_offset = s->login_req().imm_data_offset;
-        p.allow_write = !o.no_write;
-        p.max_it_iu_len = s->login_rsp().max_it_iu_len;
-        st = plan(seed, i, p, login_pd);
-        have_step = true;
-      };
+      settle();
+      if (i >= next_progress) {
+        out << "fuzz: " << (i - first) << " iterations done, "
+            << static_cast<uint64_t>(
+                   std::chrono::duration<double>(Clock::now() - start).count())
+            << " s; " << stats.text() << "; " << stats.timing() << std::endl;
+        next_progress += progress;
+      }
       BaseParams p;
-      make_step(p);
-      ctx.log("fuzz " + std::to_string(i) + ": " + st.describe());
+      if (redo.empty()) {
+        make_step(i, &st, &p);
+        have_step = true;
+      }
 
-      if (st.login) {
-        auto a = ctx.try_login(ctx.default_login(), &st.bytes);
+      if (redo.empty() && st.login) {
+        ctx.log("fuzz " + std::to_string(i) + ": " + st.describe());
+        stats.logins++;
+        const auto t0 = Clock::now();
+        auto a = ctx.try_login(ctx.default_login(), &st.bytes, kFuzzDataSize);
         if (a.kind == ConnectResult::Kind::kError ||
             (a.kind == ConnectResult::Kind::kRejected && !a.rej))
           throw Failure{"an SRP_LOGIN_RSP or a well-formed SRP_LOGIN_REJ",
@@ -416,45 +582,124 @@ CaseResult run(Context &ctx, std::ostream &out) {
                       a.rej->reason > kRejChannelLimit))
           throw Failure{"a defined SRP_LOGIN_REJ reason",
                         reject_reason_name(a.rej->reason)};
+        if (a.rej) stats.logins_rejected++;
         if (a.session) {
+          stats.logins_accepted++;
           tur_ok(ctx, *a.session);
           no_violations(*a.session);
           a.session->disconnect();
         }
+        stats.t_fuzz_login += since(t0);
+        i++;
         continue;
       }
 
-      std::string why;
-      if (!s->send(st.bytes, Credit::kConsume, &why)) {
-        if (!s->closed()) throw Failure{"the IU sent", "send failed: " + why};
-        // The channel went away before the IU (not because of it): log in
-        // again and send this iteration's IU on the new channel.
-        fresh();
-        make_step(p);
-        send_iu(ctx, *s, st.bytes, Credit::kConsume);
+      // A batch: IUs to send again first, then this and the following
+      // SRP_CMD steps (up to the next login step), sent back to back, then
+      // one TEST UNIT READY.
+      std::vector<std::pair<uint64_t, uint64_t>> sent;  // iteration, seq
+      stats.batches++;
+      bool closed = false;
+      auto add = [&](uint64_t it, bool planned) {
+        Step x;
+        BaseParams q;
+        if (planned) {
+          x = st;
+        } else {
+          make_step(it, &x, &q);
+        }
+        ctx.log("fuzz " + std::to_string(it) + ": " + x.describe());
+        if (!send_step(x)) return false;
+        st = x;
+        sent.emplace_back(it, s->last_send_seq());
+        return true;
+      };
+      while (!closed && !redo.empty() && sent.size() < batch_max) {
+        const uint64_t it = redo.front();
+        if (redone[it] >= 2) {
+          // Sent twice, the second time first on a new channel, and both
+          // times the channel ended before its send completed: the IU
+          // itself ends the channel (e.g. the target's RDMA READ with its
+          // bad rkey put our QP in error before the SEND's acknowledgement
+          // was processed). It was delivered; do not send it again.
+          stats.ius_before_close++;
+          redo.pop_front();
+          continue;
+        }
+        redone[it]++;
+        if (!add(it, false)) {
+          closed = true;
+          break;
+        }
+        redo.pop_front();
       }
-      s->wait_rsp(p.tag, deadline_in(ctx.quiet()));
-      s->take_unclaimed();
+      bool first_planned = have_step;
+      while (!closed && sent.size() < batch_max && i < last) {
+        if (!first_planned) {
+          Step nx;
+          BaseParams q;
+          make_step(i, &nx, &q);
+          if (nx.login) break;
+          st = nx;
+        }
+        first_planned = false;
+        if (!add(i, true)) {
+          redo.push_back(i);
+          i++;
+          closed = true;
+          break;
+        }
+        i++;
+      }
+      if (sent.empty() && !closed) continue;
+      where = {sent.empty() ? i - 1 : sent.front().first,
+               sent.empty() ? 1 : sent.back().first - sent.front().first + 1};
+      have_step = sent.size() == 1;
+      if (!closed && barrier()) {
+        // Counted once the barrier shows the target took them in.
+        stats.ius += sent.size();
+        s->take_unclaimed();
+        no_violations(*s);
+        continue;
+      }
+      // The channel ended somewhere in the batch. The IUs it delivered
+      // count; the others go again on the next channel.
+      {
+        const auto t0 = Clock::now();
+        s->channel().drain_sends(deadline_in(ctx.timeout()));
+        stats.t_drain += since(t0);
+      }
+      for (const auto &[it, seq] : sent) {
+        if (s->delivered(seq)) {
+          stats.ius_before_close++;
+        } else {
+          redo.push_back(it);
+        }
+      }
+      // Keep the iteration order of what is sent again.
+      std::sort(redo.begin(), redo.end());
+    }
+    if (s) {
+      s->pump_until(Clock::now());
       no_violations(*s);
-      if (s->closed()) {
-        ctx.log("fuzz " + std::to_string(i) + ": channel closed (" +
-                s->close_reason() + "), logging in again");
-        fresh();
-      }
-      tur_ok(ctx, *s);
-      s->take_unclaimed();
-      if (o.verbose && (i - first + 1) % 100 == 0)
-        out << "fuzz: " << (i - first + 1) << " iterations done" << std::endl;
     }
   } catch (const Failure &fl) {
     res.status = CaseResult::Status::kFail;
-    res.name = "fuzz.iteration_" + std::to_string(i);
-    res.iteration = i;
+    res.name = "fuzz.iteration_" + std::to_string(where.first);
+    res.iteration = where.first;
     res.expected = fl.expected;
     res.got = fl.got;
-    if (have_step) res.got += " (after " + st.describe() + ")";
+    if (where.count > 1)
+      res.got += " (after the batch of iterations " +
+                 std::to_string(where.first) + ".." +
+                 std::to_string(where.first + where.count - 1) + ")";
+    else if (have_step)
+      res.got += " (after " + st.describe() + ")";
     res.got += "; reproduce with --fuzz --seed " + std::to_string(seed) +
-               " --fuzz-from " + std::to_string(i) + " --iterations 1";
+               " --fuzz-from " + std::to_string(where.first) +
+               " --iterations " + std::to_string(where.count) +
+               (where.count > 1 ? " --fuzz-batch " + std::to_string(batch_max)
+                                : std::string(" --fuzz-batch 1"));
   }
   res.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (res.status == CaseResult::Status::kPass) {
@@ -464,9 +709,14 @@ CaseResult run(Context &ctx, std::ostream &out) {
       res.expected = "target alive after fuzzing";
       res.got = dead + "; seed " + std::to_string(seed);
     } else {
+      char secs[32];
+      std::snprintf(secs, sizeof(secs), "%.1f", res.seconds);
       res.reason = std::to_string(o.iterations) + " iterations, seed " +
-                   std::to_string(seed);
+                   std::to_string(seed) + ", " + secs + " s: " + stats.text();
+      out << "fuzz: " << stats.timing() << std::endl;
     }
+  } else {
+    res.got += "; so far: " + stats.text();
   }
   return res;
 }

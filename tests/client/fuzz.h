@@ -64,6 +64,7 @@ struct BaseParams {
   bool immediate = false;  // the channel negotiated immediate data
   bool allow_write = false;
   uint32_t max_it_iu_len = 8260;
+  unsigned login_percent = 15;  // share of iterations that mutate a login
 };
 
 // A valid SRP_CMD of kind @b.

@@ -9,8 +9,52 @@
 #include "cases.h"
 #include "cli.h"
 #include "fuzz.h"
+#include "merge.h"
 #include "rdma_conn.h"
 #include "report.h"
+
+namespace {
+
+// --merge / --compare: read reports, no target.
+int reports(const srp::Options &opt) {
+  namespace m = srp::merge;
+  std::string why;
+  if (!opt.merge_files.empty()) {
+    auto merged = m::merge_files(opt.merge_files, &why);
+    if (!merged) {
+      std::cerr << "srp-conformance: " << why << "\n";
+      return 2;
+    }
+    bool bad = false;
+    for (const auto &kv : *merged) {
+      const m::Entry &e = kv.second;
+      std::string line = e.status == "pass"   ? "PASS " + e.name
+                         : e.status == "skip" ? "SKIP " + e.name + ": " + e.reason
+                                              : "FAIL " + e.name + " (" +
+                                                    e.status + "): expected " +
+                                                    e.expected + ", got " +
+                                                    e.got;
+      if (m::severity(e.status) > m::severity("pass")) bad = true;
+      std::cout << line << "\n";
+    }
+    std::cout << "merged " << opt.merge_files.size()
+              << " reports: " << m::counts(*merged) << std::endl;
+    return bad ? 1 : 0;
+  }
+  std::vector<m::Column> cols;
+  for (const auto &c : opt.compare) {
+    auto merged = m::merge_files(c.second, &why);
+    if (!merged) {
+      std::cerr << "srp-conformance: " << why << "\n";
+      return 2;
+    }
+    cols.emplace_back(c.first, std::move(*merged));
+  }
+  std::cout << m::compare_table(cols);
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -34,6 +78,7 @@ int main(int argc, char **argv) {
     std::cout << srp::list_cases(opt.list_markdown);
     return 0;
   }
+  if (!opt.merge_files.empty() || !opt.compare.empty()) return reports(opt);
 
   const auto selected = srp::select_cases(opt.case_globs);
   if (!opt.fuzz && selected.empty()) {

@@ -92,7 +92,11 @@ void CmQp::reset() {
 // ---------------------------------------------------------------------------
 
 RdmaChannel::~RdmaChannel() {
-  if (qp_.get() && !disconnected_) disconnect(deadline_in(Millis(1000)));
+  // Only an established connection has a DISCONNECTED event to wait for;
+  // after a reject or a failed connect there is none (waiting for it cost
+  // every refused login a second).
+  if (qp_.get() && established_ && !disconnected_)
+    disconnect(deadline_in(Millis(1000)));
 }
 
 bool RdmaChannel::setup_id(std::string *why) {
@@ -311,6 +315,7 @@ ConnectResult RdmaConnector::connect(const Bytes &private_data,
     const size_t len = pd ? ev->param.conn.private_data_len : 0;
     switch (ev->event) {
       case RDMA_CM_EVENT_ESTABLISHED:
+        ch->established_ = true;
         res.kind = ConnectResult::Kind::kAccepted;
         res.private_data.assign(pd, pd + len);
         ev.reset();
@@ -420,9 +425,17 @@ void RdmaChannel::poll_cq() {
         big_sends_.erase(w.wr_id);
       else
         free_slots_.push_back(static_cast<uint32_t>(w.wr_id));
-      if (w.status != IBV_WC_SUCCESS)
+      if (w.status == IBV_WC_SUCCESS) {
+        sends_ok_++;
+      } else {
+        // The first send that failed other than by a flush went out and
+        // was refused (e.g. longer than the target's receive buffer), or
+        // got no answer at all: not sent again either way.
+        if (w.status != IBV_WC_WR_FLUSH_ERR && !send_failed_) sends_ok_++;
+        send_failed_ = true;
         error_event(std::string("send completion: ") +
                     ibv_wc_status_str(w.status));
+      }
     }
   }
 }
@@ -553,8 +566,30 @@ bool RdmaChannel::send(ByteView iu, std::string *why) {
   return true;
 }
 
+void RdmaChannel::drain_sends(Deadline deadline) {
+  for (;;) {
+    poll_cq();
+    if (outstanding_sends_ == 0) return;
+    ibv_req_notify_cq(cq_.get(), 0);
+    poll_cq();
+    if (outstanding_sends_ == 0) return;
+    const int ms = remaining_ms(deadline);
+    if (ms == 0) return;
+    pollfd p{comp_->fd, POLLIN, 0};
+    if (poll(&p, 1, ms) > 0) {
+      ibv_cq *cq = nullptr;
+      void *ctx = nullptr;
+      if (ibv_get_cq_event(comp_.get(), &cq, &ctx) == 0) cq_.got_event();
+    }
+  }
+}
+
 void RdmaChannel::disconnect(Deadline deadline) {
   if (disconnected_ || !id_) return;
+  if (!established_) {
+    disconnected_ = true;
+    return;
+  }
   we_disconnected_ = true;
   if (rdma_disconnect(id_.get())) {
     disconnected_ = true;

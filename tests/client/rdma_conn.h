@@ -157,6 +157,8 @@ class RdmaChannel : public Channel {
   uint64_t data_va(size_t offset) const override;
   uint32_t data_rkey() const override { return data_.mr->rkey; }
   bool send(ByteView iu, std::string *why) override;
+  uint64_t sends_ok() const override { return sends_ok_; }
+  void drain_sends(Deadline deadline) override;
   std::optional<Event> next_event(Deadline deadline) override;
   void disconnect(Deadline deadline) override;
 
@@ -192,10 +194,13 @@ class RdmaChannel : public Channel {
   uint32_t max_recv_wr_ = 0;
   uint32_t recv_size_ = 0;
   uint32_t outstanding_sends_ = 0;
+  uint64_t sends_ok_ = 0;
+  bool send_failed_ = false;
   std::deque<Event> queue_;
   bool error_ = false;
   bool disconnected_ = false;
   bool we_disconnected_ = false;
+  bool established_ = false;  // ESTABLISHED seen
 };
 
 }  // namespace srp::rdma

@@ -104,6 +104,7 @@ std::string list_cases(bool markdown) {
   auto needs = [](unsigned n) {
     std::string s;
     if (n & kNeedsAclDenied) s += " --acl-denied";
+    if (n & kNeedsTpgDisabled) s += " --tpg-disabled";
     if (n & kNeedsWrite) s += " writes";
     if (n & kNeedsImmediate) s += " immediate-data";
     return s.empty() ? std::string("-") : s.substr(1);

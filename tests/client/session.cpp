@@ -56,6 +56,7 @@ bool Session::send(const Bytes &iu, Credit c, std::string *why) {
     if (why) *why = w;
     return false;
   }
+  posted_++;
   return true;
 }
 
@@ -92,6 +93,8 @@ void Session::handle_iu(const Bytes &iu) {
       std::string w;
       if (!ch_->send(ByteView(encode_cred_rsp(r->tag)), &w))
         violation("could not answer SRP_CRED_REQ: " + w);
+      else
+        posted_++;
       return;
     }
     case kOpAerReq: {
@@ -105,6 +108,8 @@ void Session::handle_iu(const Bytes &iu) {
       std::string w;
       if (!ch_->send(ByteView(encode_aer_rsp(r->tag)), &w))
         violation("could not answer SRP_AER_REQ: " + w);
+      else
+        posted_++;
       return;
     }
     case kOpTLogout: {

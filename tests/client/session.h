@@ -48,6 +48,13 @@ class Session {
   // timeout (kConsume) or the post failed; @why says which.
   bool send(const Bytes &iu, Credit c, std::string *why = nullptr);
 
+  // Every IU this session posted (including its SRP_CRED_RSP/SRP_AER_RSP
+  // answers) counts 1, 2, ...: the number of the last one sent.
+  uint64_t last_send_seq() const { return posted_; }
+  // Whether the IU with number @seq reached the target (see
+  // Channel::sends_ok()); final only after drain_sends().
+  bool delivered(uint64_t seq) const { return seq <= ch_->sends_ok(); }
+
   // The SRP_RSP with @tag; nullopt on timeout or when the channel closed.
   std::optional<Rsp> wait_rsp(uint64_t tag, Deadline d);
   std::optional<Rsp> wait_rsp(uint64_t tag) {
@@ -85,6 +92,7 @@ class Session {
   LoginRsp rsp_;
   Millis timeout_;
   uint64_t next_tag_ = 1;
+  uint64_t posted_ = 0;
   int64_t credits_ = 0;
   bool closed_ = false;
   bool disconnected_ = false;

@@ -69,7 +69,9 @@ TEST(Catalogue, Shape) {
     EXPECT_FALSE(c.expected.empty()) << c.name;
     EXPECT_FALSE(c.reason.empty()) << c.name;
     EXPECT_TRUE(c.run) << c.name;
-    EXPECT_TRUE((c.needs & (kNeedsLogin | kNeedsAclDenied)) != 0) << c.name;
+    EXPECT_TRUE((c.needs & (kNeedsLogin | kNeedsAclDenied |
+                            kNeedsTpgDisabled)) != 0)
+        << c.name;
   }
   for (const char *g : {"login", "acl", "scsi", "malformed", "protocol"})
     EXPECT_TRUE(groups.count(g)) << g;
@@ -96,7 +98,7 @@ TEST(Catalogue, AllPassAgainstConformingModel) {
       EXPECT_EQ(kv.first.rfind("acl.", 0), 0u) << result_line(kv.second);
     }
   }
-  EXPECT_EQ(skipped, 2u);
+  EXPECT_EQ(skipped, 4u);
   EXPECT_EQ(t.live_channels(), 0u);
 }
 
@@ -147,6 +149,31 @@ TEST(Catalogue, AclDenied) {
   EXPECT_EQ(m.at("acl.denied").status, CaseResult::Status::kPass);
   EXPECT_EQ(m.at("acl.denied_repeated").status, CaseResult::Status::kPass);
   EXPECT_EQ(m.at("login.valid").status, CaseResult::Status::kSkip);
+  EXPECT_EQ(m.at("acl.tpg_disabled").status, CaseResult::Status::kSkip);
+}
+
+TEST(Catalogue, TpgDisabled) {
+  Options o = opts();
+  o.tpg_disabled = true;
+  FakeConfig c = config(o);
+  c.tpg_enabled = false;
+  FakeTarget t(c);
+  const auto m = run_all(t, o);
+  EXPECT_EQ(failures(m), "");
+  EXPECT_EQ(m.at("acl.tpg_disabled").status, CaseResult::Status::kPass);
+  EXPECT_EQ(m.at("acl.tpg_disabled_repeated").status,
+            CaseResult::Status::kPass);
+  EXPECT_EQ(m.at("acl.denied").status, CaseResult::Status::kSkip);
+  EXPECT_EQ(m.at("login.valid").status, CaseResult::Status::kSkip);
+  EXPECT_EQ(t.live_channels(), 0u);
+}
+
+TEST(Catalogue, TpgDisabledNoticesAcceptedLogin) {
+  Options o = opts();
+  o.tpg_disabled = true;
+  FakeTarget t(config(o));  // enabled: the case must fail
+  const auto m = run_all(t, o, "acl.tpg_disabled");
+  EXPECT_EQ(m.at("acl.tpg_disabled").status, CaseResult::Status::kFail);
 }
 
 TEST(Catalogue, ShortPrivateDataDependsOnTransport) {
@@ -247,4 +274,42 @@ TEST(Report, Lines) {
   EXPECT_EQ(json_escape("a\"b\\c\n\x01"), "a\\\"b\\\\c\\n\\u0001");
   const std::string md = list_cases(true);
   EXPECT_NE(md.find("| `login.valid` |"), std::string::npos);
+}
+
+TEST(Fuzz, OneByOneAndBatchedAgree) {
+  for (uint32_t batch : {1u, 7u, 64u}) {
+    Options o = opts();
+    o.fuzz = true;
+    o.seed = 4321;
+    o.seed_given = true;
+    o.iterations = 300;
+    o.fuzz_batch = batch;
+    FakeTarget t(config(o));
+    Context ctx(t, o, nullptr);
+    std::ostringstream out;
+    CaseResult r = fuzz::run(ctx, out);
+    EXPECT_EQ(r.status, CaseResult::Status::kPass) << result_line(r);
+    EXPECT_NE(r.reason.find("mutated IUs"), std::string::npos) << r.reason;
+    EXPECT_NE(out.str().find("batch " + std::to_string(batch)),
+              std::string::npos);
+    ctx.restore_scratch();
+  }
+}
+
+TEST(Fuzz, BrokenInvariantInABatchNamesTheBatch) {
+  Options o = opts();
+  o.fuzz = true;
+  o.seed = 99;
+  o.seed_given = true;
+  o.iterations = 2000;
+  o.fuzz_batch = 8;
+  FakeConfig c = config(o);
+  c.lose_credit_on_malformed = true;
+  FakeTarget t(c);
+  Context ctx(t, o, nullptr);
+  std::ostringstream out;
+  CaseResult r = fuzz::run(ctx, out);
+  ASSERT_EQ(r.status, CaseResult::Status::kFail);
+  EXPECT_NE(r.got.find("--seed 99 --fuzz-from "), std::string::npos) << r.got;
+  EXPECT_NE(r.got.find("--fuzz-batch"), std::string::npos) << r.got;
 }

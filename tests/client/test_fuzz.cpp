@@ -125,6 +125,25 @@ TEST(Fuzz, BasesAreValid) {
   EXPECT_EQ(get_be64(ByteView(make_base(Base::kWriteDirect, p)), 34), 1000u);
 }
 
+TEST(Fuzz, LoginShare) {
+  BaseParams p = params();
+  for (unsigned pct : {0u, 5u, 100u}) {
+    p.login_percent = pct;
+    unsigned logins = 0;
+    for (uint64_t i = 0; i < 2000; i++) logins += plan(7, i, p, login_pd()).login;
+    if (pct == 0) {
+      EXPECT_EQ(logins, 0u);
+    }
+    if (pct == 100) {
+      EXPECT_EQ(logins, 2000u);
+    }
+    if (pct == 5) {
+      EXPECT_GT(logins, 60u);
+      EXPECT_LT(logins, 140u);
+    }
+  }
+}
+
 TEST(Fuzz, NoWritesWhenNotAllowed) {
   BaseParams p = params();
   p.allow_write = false;

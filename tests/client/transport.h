@@ -55,6 +55,16 @@ class Channel {
   // failed completion arrives later as an Event::Kind::kError.
   virtual bool send(ByteView iu, std::string *why) = 0;
 
+  // Sends whose completion said they reached the target: an RC SEND
+  // completes successfully once the target acknowledged it; the first one
+  // that fails other than by a flush counts too (the target refused it, or
+  // it got no answer at all). Sends complete in the order they were posted,
+  // so the first sends_ok() posted sends are exactly the delivered ones.
+  virtual uint64_t sends_ok() const = 0;
+  // After the channel ended: waits (bounded) until every posted send has
+  // completed, so that sends_ok() is final.
+  virtual void drain_sends(Deadline deadline) = 0;
+
   // The next event before @deadline, or nullopt on timeout.
   virtual std::optional<Event> next_event(Deadline deadline) = 0;
 

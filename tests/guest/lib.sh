@@ -27,6 +27,9 @@
 #   CASES_AFTER_OOPS  cases that still run after the kernel oopsed (default
 #                 "dmesg"); the others are reported as failed without running
 #                 since they would likely hang on locks the dead task held
+#   SUITE_CASES   space- or comma-separated case names: run only these
+#                 (and "setup" and "dmesg", which every run needs); the others
+#                 print nothing. Unset or empty: every case.
 
 : "${KVER:=$(uname -r)}"
 : "${RESULTS:=/tmp/results}"
@@ -133,12 +136,11 @@ kernel_died() {
 run_case() {
 	local name=$1 fn=$2 rc reason splats pid wd
 	shift 2
-	mkdir -p "$CASES_DIR"
-	# SUITE_CASES (space-separated) runs only those cases, plus setup and
-	# the final dmesg check.
-	if [[ -n ${SUITE_CASES:-} && " setup dmesg $SUITE_CASES " != *" $name "* ]]; then
+	if [[ -n ${SUITE_CASES:-} && $name != setup && $name != dmesg &&
+		" ${SUITE_CASES//,/ } " != *" $name "* ]]; then
 		return 0
 	fi
+	mkdir -p "$CASES_DIR"
 	if [[ -n $OOPSED_IN && " $CASES_AFTER_OOPS " != *" $name "* ]]; then
 		N_FAILED=$((N_FAILED + 1))
 		echo "FAIL: $name: not run, the kernel oopsed in case $OOPSED_IN"

@@ -387,48 +387,122 @@ case_acl_names() {
 }
 
 # The C++ SRP conformance client (make unit builds it) and its initiator
-# port ID extension; its ACL sees only LUN 1, the kernel initiator's only
-# LUN 0.
+# port ID extensions: CLIENT_EXT has an ACL that sees only LUN 1 (the kernel
+# initiator's ACL sees only LUN 0); CLIENT_EXT_DENIED has no ACL at all.
 CLIENT=$PROJECT/build/client/srp-conformance
 CLIENT_EXT=1111111111111111
+CLIENT_EXT_DENIED=2222222222222222
+# Fuzz iterations of the default suite and of the long mode (SUITE_LONG=1).
+: "${SRPT_FUZZ_ITERATIONS:=1000}"
+: "${SRPT_LONG_ITERATIONS:=110000}"
 
-# case_conformance: the client's whole catalogue and a short seeded fuzz run
-# against LUN 1 while the kernel initiator runs fio with verification on
-# LUN 0 of the same target, again and again until the client is done.
-case_conformance() {
-	local d t guid rd2 acl2 cpid rc n=0
-	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
-	check modprobe -a rdma_ucm ib_uverbs
-	check srp_target_up
+# conf_client ARGS...: the client against our target's RDMA/CM address.
+conf_client() {
+	local guid
+	guid=$(node_guid) || return 2
+	"$CLIENT" --target "$SRP_DEST" --id-ext "$guid" --ioc-guid "$guid" "$@"
+}
+
+# conf_target_up: our target with LUN 0 for the kernel initiator (ib_srp
+# logged in with two channels) and LUN 1 (64 MiB) for the client; sets
+# CONF_DISK to the kernel initiator's disk.
+conf_target_up() {
+	local t rd2 acl2
+	modprobe -a rdma_ucm ib_uverbs || return 1
+	srp_target_up "" || return 1
 	t=$(tgt_dir)
-	guid=$(node_guid)
-	rd2=$(rd_backstore rd_conf 64M) || fail "no second backstore"
-	acl2=$t/acls/0x$CLIENT_EXT$guid
-	check mkdir -p "$t/lun/lun_1" "$acl2/lun_1"
-	check ln -s "$rd2" "$t/lun/lun_1/rd_conf"
-	check ln -s "$t/lun/lun_1" "$acl2/lun_1/lun1"
-	check srp_login ch_count=2
-	d=$(srp_disk) || fail "no disk for the kernel initiator"
-	{
-		"$CLIENT" --target "$SRP_DEST" --id-ext "$guid" --ioc-guid "$guid" \
-			--initiator-ext "$CLIENT_EXT" --lun 1 \
-			--json "$RESULTS/conformance.json" &&
-			"$CLIENT" --target "$SRP_DEST" --id-ext "$guid" \
-				--ioc-guid "$guid" --initiator-ext "$CLIENT_EXT" \
-				--lun 1 --fuzz --seed 20261130 --iterations 300
-	} >"$RESULTS/conformance.txt" 2>&1 &
-	cpid=$!
-	while kill -0 "$cpid" 2>/dev/null; do
+	rd2=$(rd_backstore rd_conf 64M) || return 1
+	acl2=$t/acls/0x$CLIENT_EXT$(node_guid)
+	mkdir -p "$t/lun/lun_1" "$acl2/lun_1" || return 1
+	ln -s "$rd2" "$t/lun/lun_1/rd_conf" || return 1
+	ln -s "$t/lun/lun_1" "$acl2/lun_1/lun1" || return 1
+	srp_login ch_count=2 || return 1
+	CONF_DISK=$(srp_disk) || return 1
+}
+
+# fio_while PID DEV: fio verify on DEV (LUN 0, kernel initiator), again and
+# again while process PID runs; fails at the first fio error.
+fio_while() {
+	local pid=$1 d=$2 n=0
+	while kill -0 "$pid" 2>/dev/null; do
 		fio_verify "$d" conf_bg --direct=1 --rw=randwrite --bs=4k \
-			--size=8M --iodepth=8 ||
-			fail "fio verify on LUN 0 failed while the client ran"
+			--size=8M --iodepth=8 || {
+			echo "fio verify on LUN 0 failed after $n clean runs"
+			return 1
+		}
 		n=$((n + 1))
 	done
+	log "fio verify runs on LUN 0 while the client ran: $n"
+}
+
+# case_conformance: the client's whole catalogue in three runs (an initiator
+# with an ACL; one without (acl.denied*); and, after the kernel initiator
+# logged out, with the portal group disabled (acl.tpg_disabled*)) and a
+# short seeded fuzz run. The first two and the fuzz run use LUN 1 while the
+# kernel initiator runs fio verify on LUN 0 of the same target. The merged
+# result must have every catalogue case passed: none failed, none skipped.
+case_conformance() {
+	local d t cpid rc merged
+	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
+	conf_target_up || fail "target set-up or kernel initiator login failed"
+	d=$CONF_DISK t=$(tgt_dir)
+	{
+		conf_client --initiator-ext "$CLIENT_EXT" --lun 1 \
+			--json "$RESULTS/conformance.json" || exit 1
+		conf_client --initiator-ext "$CLIENT_EXT_DENIED" --acl-denied \
+			--cases 'acl.*' --json "$RESULTS/conformance-acl.json" || exit 1
+		conf_client --initiator-ext "$CLIENT_EXT" --lun 1 --fuzz \
+			--seed 20261130 --iterations "$SRPT_FUZZ_ITERATIONS" \
+			--json "$RESULTS/conformance-fuzz.json"
+	} >"$RESULTS/conformance.txt" 2>&1 &
+	cpid=$!
+	fio_while "$cpid" "$d" || fail "fio verify on LUN 0 failed while the client ran"
 	wait "$cpid"
 	rc=$?
-	grep -E '^(FAIL|SKIP)|passed' "$RESULTS/conformance.txt"
-	log "fio verify runs on LUN 0 during the client: $n"
+	grep -E '^(FAIL|SKIP)|passed|^fuzz' "$RESULTS/conformance.txt"
 	[[ $rc == 0 ]] || fail "conformance client: $(grep -m1 '^FAIL' "$RESULTS/conformance.txt" || tail -n1 "$RESULTS/conformance.txt")"
+	channels
+	# A disabled portal group: the kernel initiator leaves first (disabling
+	# the group would close its channels and it would reconnect forever).
+	check srp_logout_all
+	check sysfs_write "$t/enable" 0
+	conf_client --initiator-ext "$CLIENT_EXT" --tpg-disabled --cases 'acl.*' \
+		--json "$RESULTS/conformance-tpg.json" >"$RESULTS/conformance-tpg.txt" 2>&1
+	rc=$?
+	cat "$RESULTS/conformance-tpg.txt"
+	check sysfs_write "$t/enable" 1
+	[[ $rc == 0 ]] || fail "conformance client (--tpg-disabled): $(grep -m1 '^FAIL' "$RESULTS/conformance-tpg.txt" || tail -n1 "$RESULTS/conformance-tpg.txt")"
+	"$CLIENT" --merge "$RESULTS/conformance.json,$RESULTS/conformance-acl.json,$RESULTS/conformance-tpg.json" \
+		>"$RESULTS/conformance-merged.txt" 2>&1 ||
+		fail "merged catalogue: $(grep -m1 '^FAIL' "$RESULTS/conformance-merged.txt" || tail -n1 "$RESULTS/conformance-merged.txt")"
+	merged=$(tail -n1 "$RESULTS/conformance-merged.txt")
+	log "catalogue: $merged"
+	[[ $merged == *" 0 fail, 0 hang, 0 crash, 0 skip"* ]] ||
+		fail "catalogue not fully passed: $merged"
+	check srp_target_down
+}
+
+# case_conformance_long (SUITE_LONG=1): SRPT_LONG_ITERATIONS fuzz iterations
+# (95% mutated SRP_CMD IUs, 5% mutated login requests: a login costs about
+# as much as 20 IUs under TCG; 110000 iterations give over 100000 IUs) on
+# LUN 1 while the kernel initiator runs fio verify on LUN 0 the whole time.
+case_conformance_long() {
+	local d cpid rc start
+	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
+	conf_target_up || fail "target set-up or kernel initiator login failed"
+	d=$CONF_DISK start=$SECONDS
+	conf_client --initiator-ext "$CLIENT_EXT" --lun 1 --fuzz \
+		--seed "${SRPT_LONG_SEED:-20261201}" \
+		--iterations "$SRPT_LONG_ITERATIONS" --fuzz-login-percent 5 \
+		--json "$RESULTS/conformance-long.json" \
+		>"$RESULTS/conformance-long.txt" 2>&1 &
+	cpid=$!
+	fio_while "$cpid" "$d" || fail "fio verify on LUN 0 failed while the fuzzer ran"
+	wait "$cpid"
+	rc=$?
+	cat "$RESULTS/conformance-long.txt"
+	log "long fuzz: $SRPT_LONG_ITERATIONS iterations in $((SECONDS - start)) s"
+	[[ $rc == 0 ]] || fail "fuzz: $(grep -m1 '^FAIL' "$RESULTS/conformance-long.txt" || tail -n1 "$RESULTS/conformance-long.txt")"
 	channels
 	check srp_target_down
 }
@@ -444,5 +518,8 @@ run_login_cases() {
 	run_case iu_too_large case_iu_too_large
 	run_case use_srq case_use_srq
 	run_case saveconfig case_saveconfig
-	CASE_TIMEOUT=600 run_case conformance case_conformance
+	CASE_TIMEOUT=900 run_case conformance case_conformance
+	if [[ ${SUITE_LONG:-0} == 1 ]]; then
+		CASE_TIMEOUT=${SRPT_LONG_TIMEOUT:-13000} run_case conformance_long case_conformance_long
+	fi
 }
