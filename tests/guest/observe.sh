@@ -78,6 +78,11 @@ case_tracepoints() {
 	check_not sysfs_write "$SRP_HOST/add_target" \
 		"id_ext=$(node_guid),ioc_guid=$(node_guid),dest=$SRP_DEST,initiator_ext=0000000000000bad"
 	trace_off
+	# The login counters saw both the accepted and the refused login.
+	cat "$CFS_SRPT/discovery_auth/logins"
+	grep -Eq 'accepted=[1-9][0-9]* rejected=[1-9][0-9]* 0x10000=[1-9]' \
+		"$CFS_SRPT/discovery_auth/logins" ||
+		fail "discovery_auth/logins did not count the logins"
 	t=$RESULTS/trace-$CASE_NAME.txt
 	grep -c 'srpt_' "$t" | sed 's/^/trace lines: /'
 	for ev in 'srpt_login: .* accepted' 'srpt_ch_state: .* connecting -> live' \
