@@ -225,6 +225,8 @@ enum srpt_cmd_state {
 #define SRPT_MAX_INLINE_RW	1
 #define SRPT_FIXED_SENSE_LEN	18	/* fixed-format sense data */
 #define SRPT_IMM_ALIGN		512	/* alignment of immediate data */
+/* Local ACK timeout of RDMA/CM channels: 4.096 us << 18, about 1 s a try. */
+#define SRPT_ACK_TIMEOUT	18
 /* Tags of the target's SRP_CRED_REQs: this prefix, then the context index. */
 #define SRPT_CRED_REQ_TAG	0x5352505443520000ULL
 #define SRPT_MAX_CDB_LEN	(16 + 63 * 4)	/* CDB + largest additional CDB */

@@ -363,6 +363,13 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 				    attrs->max_qp_init_rd_atom);
 	rep.flow_control = 1;
 	rep.rnr_retry_count = 7;
+	/*
+	 * Without a path record (RoCE, iWARP) the QP may get no ACK timeout
+	 * at all: a transfer to an initiator that vanished without a DREQ
+	 * would then never fail, and the channel would live forever.
+	 */
+	if (rdma_set_ack_timeout(cm_id, SRPT_ACK_TIMEOUT))
+		pr_debug("login from %s: no ACK timeout set\n", l->ini.desc);
 	ret = rdma_accept(cm_id, &rep);
 	srpt_port_unlock();
 	if (ret) {
