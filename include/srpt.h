@@ -405,6 +405,19 @@ struct srpt_channel {
 	} stats;
 };
 
+/**
+ * srpt_rq_size() - receive buffers (= credits) of a channel on a device
+ * @attrs: the device's attributes
+ *
+ * Also what the device-management agent advertises as send queue depth.
+ *
+ * Return: %SRPT_RQ_SIZE, capped by the device's max_qp_wr.
+ */
+static inline u32 srpt_rq_size(const struct ib_device_attr *attrs)
+{
+	return min_t(u32, SRPT_RQ_SIZE, attrs->max_qp_wr);
+}
+
 static inline struct srpt_tpg *srpt_tpg(struct se_portal_group *se_tpg)
 {
 	return container_of(se_tpg, struct srpt_tpg, se_tpg);

@@ -278,7 +278,7 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 	ch->max_ti_iu_len = d->max_ti_iu_len;
 	ch->imm_data = d->immediate;
 	ch->imm_data_offset = d->imm_data_offset;
-	ch->rq_size = min_t(u32, SRPT_RQ_SIZE, attrs->max_qp_wr);
+	ch->rq_size = srpt_rq_size(attrs);
 	ch->sq_size = min_t(u32, READ_ONCE(tpg->sq_size),
 			    attrs->max_qp_wr / 2);
 	ch->use_srq = READ_ONCE(tpg->use_srq);

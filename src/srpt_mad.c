@@ -58,7 +58,7 @@ static void srpt_mad_params(struct srpt_port *sport, struct srpt_dm_params *p)
 	p->device_id = attrs->vendor_part_id;
 	p->device_version = attrs->hw_ver;
 	p->subsys_vendor_id = attrs->vendor_id;
-	p->send_queue_depth = min_t(u32, SRPT_RQ_SIZE, attrs->max_qp_wr);
+	p->send_queue_depth = srpt_rq_size(attrs);
 	p->rdma_read_depth = min_t(u32, attrs->max_qp_rd_atom, U8_MAX);
 	p->send_size = srpt_max_req_size;
 	p->rdma_size = SRPT_DEF_RDMA_SIZE;
