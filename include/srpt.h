@@ -54,6 +54,8 @@
 #define SRPT_MAX_SQ_SIZE	16384
 #define SRPT_DEF_CMD_REPORT_SECS 60
 #define SRPT_MAX_CMD_REPORT_SECS 86400
+#define SRPT_DEF_KEEPALIVE_SECS	30
+#define SRPT_MAX_KEEPALIVE_SECS	3600
 #define SRPT_DEF_SQ_SIZE	2048
 /* Receive buffers (= credits) of a channel with its own receive ring. */
 #define SRPT_RQ_SIZE		128
@@ -145,6 +147,8 @@ struct srpt_tport {
  * @use_srq:	1: channels share the device's SRQ; 0: own receive rings
  * @cmd_report_secs: report a command still in the backend after this many
  *		seconds (0: never)
+ * @keepalive_secs: probe each live channel this often (0: never), see
+ *		srpt_keepalive()
  * @list:	entry in the target port's list
  * @users:	channels and logins in progress that use the group
  * @dying:	being removed: no new logins
@@ -162,6 +166,7 @@ struct srpt_tpg {
 	u32			sq_size;
 	u32			use_srq;
 	u32			cmd_report_secs;
+	u32			keepalive_secs;
 };
 
 /**
@@ -343,7 +348,10 @@ enum srpt_ch_state {
  * @sq_wait:	driver-built responses waiting for send queue space
  * @n_busy:	command contexts in use
  * @idle_wq:	woken when @n_busy drops to zero on a closing channel
- * @watch_work:	reports commands stuck in the backend
+ * @watch_work:	reports commands stuck in the backend and sends keepalives
+ * @keepalive_cqe: completion of the keepalive probe
+ * @keepalive_busy: a probe is posted and has not completed
+ * @keepalive_at: jiffies of the last probe
  * @comp_vector: completion vector of @cq
  * @stats:	counters, see srpt_ch_stats
  */
@@ -388,6 +396,9 @@ struct srpt_channel {
 	u32			n_busy;
 	wait_queue_head_t	idle_wq;
 	struct delayed_work	watch_work;
+	struct ib_cqe		keepalive_cqe;
+	bool			keepalive_busy;
+	unsigned long		keepalive_at;
 	int			comp_vector;
 	struct srpt_ch_stats {
 		atomic64_t	cmds;
@@ -402,6 +413,7 @@ struct srpt_channel {
 		atomic64_t	cred_reqs;
 		atomic64_t	sq_full;
 		atomic64_t	stuck;
+		atomic64_t	keepalives;
 	} stats;
 };
 

@@ -922,7 +922,7 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 		if (ch->tpg != tpg)
 			continue;
 		n = scnprintf(page + len, PAGE_SIZE - len,
-			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d\n",
+			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d keepalives=%lld\n",
 			      ch->sess_name, ch->id,
 			      srpt_ch_state_name[ch->state],
 			      ch->using_rdma_cm ? "rdma" : "ib", ch->qp_num,
@@ -939,7 +939,8 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 			      atomic64_read(&ch->stats.cred_reqs),
 			      atomic64_read(&ch->stats.sq_full),
 			      atomic64_read(&ch->stats.stuck),
-			      ch->comp_vector);
+			      ch->comp_vector,
+			      atomic64_read(&ch->stats.keepalives));
 		if (len + n >= PAGE_SIZE - 1)
 			break;
 		len += n;

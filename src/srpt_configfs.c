@@ -6,7 +6,8 @@
  *   <port name>/                      target port: GUID or 0x-GID form
  *   <port name>/tpgt_<n>/             portal group, with enable
  *   <port name>/tpgt_<n>/attrib/      srp_max_rdma_size, srp_max_rsp_size,
- *                                     srp_sq_size, use_srq, cmd_report_secs
+ *                                     srp_sq_size, use_srq, cmd_report_secs,
+ *                                     keepalive_secs
  *   <port name>/tpgt_<n>/acls/<name>  initiator: GUID, 0x-GID, IPv4, IPv6
  *
  * A name that does not parse, or a target port name that matches no RDMA
@@ -120,6 +121,7 @@ struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn, const char *name)
 	tpg->sq_size = SRPT_DEF_SQ_SIZE;
 	tpg->use_srq = 0;
 	tpg->cmd_report_secs = SRPT_DEF_CMD_REPORT_SECS;
+	tpg->keepalive_secs = SRPT_DEF_KEEPALIVE_SECS;
 
 	atomic_set(&tpg->users, 0);
 
@@ -352,8 +354,8 @@ static ssize_t srpt_store_u32(const char *page, size_t count, u32 *field,
 
 /*
  * TPG attributes.  New values apply to channels that log in afterwards;
- * existing channels keep what they negotiated (cmd_report_secs applies
- * to live channels at their next check).
+ * existing channels keep what they negotiated (cmd_report_secs and
+ * keepalive_secs apply to live channels at their next check).
  */
 static u32 *srpt_tpg_attrib_srp_max_rdma_size_ptr(struct config_item *item)
 {
@@ -380,6 +382,11 @@ static u32 *srpt_tpg_attrib_cmd_report_secs_ptr(struct config_item *item)
 	return &srpt_tpg(attrib_to_tpg(item))->cmd_report_secs;
 }
 
+static u32 *srpt_tpg_attrib_keepalive_secs_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->keepalive_secs;
+}
+
 /* Show and store of attribute _name, through srpt_tpg_attrib_<_name>_ptr(). */
 #define SRPT_TPG_ATTRIB(_name, _min, _max)				\
 static ssize_t srpt_tpg_attrib_##_name##_show(struct config_item *item,\
@@ -403,6 +410,7 @@ SRPT_TPG_ATTRIB(srp_max_rsp_size, SRPT_MIN_RSP_SIZE, SRPT_MAX_RSP_SIZE);
 SRPT_TPG_ATTRIB(srp_sq_size, SRPT_MIN_SQ_SIZE, SRPT_MAX_SQ_SIZE);
 SRPT_TPG_ATTRIB(use_srq, 0, 1);
 SRPT_TPG_ATTRIB(cmd_report_secs, 0, SRPT_MAX_CMD_REPORT_SECS);
+SRPT_TPG_ATTRIB(keepalive_secs, 0, SRPT_MAX_KEEPALIVE_SECS);
 
 struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_srp_max_rdma_size,
@@ -410,6 +418,7 @@ struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_srp_sq_size,
 	&srpt_tpg_attrib_attr_use_srq,
 	&srpt_tpg_attrib_attr_cmd_report_secs,
+	&srpt_tpg_attrib_attr_keepalive_secs,
 	NULL,
 };
 

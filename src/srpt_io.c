@@ -1333,6 +1333,18 @@ static struct srpt_send_ioctx *srpt_oldest_busy(struct srpt_channel *ch)
 }
 
 /**
+ * srpt_ch_idle() - nothing of the I/O path uses a closing channel any more
+ * @ch: channel
+ *
+ * Return: true when no command context is busy and no keepalive probe is
+ * posted.
+ */
+static bool srpt_ch_idle(struct srpt_channel *ch)
+{
+	return !READ_ONCE(ch->n_busy) && !READ_ONCE(ch->keepalive_busy);
+}
+
+/**
  * srpt_ch_wait_idle() - wait until every request of a closing channel is
  * finished
  * @ch: channel, no longer live, its QP drained
@@ -1351,8 +1363,7 @@ void srpt_ch_wait_idle(struct srpt_channel *ch)
 
 	/* Responses that waited for room now find it: the QP is drained. */
 	srpt_sq_kick(ch);
-	while (!wait_event_timeout(ch->idle_wq, !READ_ONCE(ch->n_busy),
-				   10 * HZ)) {
+	while (!wait_event_timeout(ch->idle_wq, srpt_ch_idle(ch), 10 * HZ)) {
 		spin_lock_irqsave(&ch->lock, flags);
 		busy = ch->n_busy;
 		oldest = srpt_oldest_busy(ch);
@@ -1362,32 +1373,136 @@ void srpt_ch_wait_idle(struct srpt_channel *ch)
 		if (busy)
 			pr_info("%s: release waits for %u request(s); oldest: %s\n",
 				ch->sess_name, busy, oldest ? desc : "?");
+		else
+			pr_info("%s: release waits for its keepalive probe\n",
+				ch->sess_name);
 	}
-	/* The last srpt_put_ioctx() woke us under the lock: let it finish. */
+	/* The last srpt_put_ioctx() or srpt_keepalive_end() woke us under the
+	 * lock: let it finish.
+	 */
 	spin_lock_irqsave(&ch->lock, flags);
 	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
 /**
- * srpt_watch_interval() - how often the stuck-command check runs
- * @secs: the portal group's cmd_report_secs (0: off)
+ * srpt_watch_interval() - how often the watch work of a channel runs
+ * @report: the portal group's cmd_report_secs (0: off)
+ * @keepalive: its keepalive_secs (0: off)
+ *
+ * Often enough for both: a quarter of the report age, and the keepalive
+ * period; every ten seconds when both are off, to see them turned on.
  *
  * Return: the delay in jiffies.
  */
-static unsigned long srpt_watch_interval(u32 secs)
+static unsigned long srpt_watch_interval(u32 report, u32 keepalive)
 {
-	return secs ? max(secs / 4, 1U) * HZ : 10 * HZ;
+	u32 secs = report ? max(report / 4, 1U) : 10;
+
+	if (keepalive)
+		secs = min(secs, keepalive);
+	return secs * HZ;
 }
 
 /**
- * srpt_watch_work() - report requests stuck for too long
+ * srpt_keepalive_end() - a keepalive probe is over
+ * @ch: channel
+ *
+ * A closing channel's release work may be waiting for it (see
+ * srpt_ch_idle()): woken under the lock, like the last command context.
+ */
+static void srpt_keepalive_end(struct srpt_channel *ch)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->keepalive_busy = false;
+	if (ch->state != SRPT_CH_LIVE)
+		wake_up(&ch->idle_wq);
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_keepalive_done() - completion of a keepalive probe
+ * @cq: completion queue
+ * @wc: completion of the zero-length RDMA WRITE
+ *
+ * Any error but a flush means the initiator's side no longer acknowledges
+ * (its QP is gone or in the error state, its port or node is down, after
+ * the transport's retries): the channel is closed, and its release frees
+ * it and its LIO session.
+ */
+static void srpt_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_channel *ch =
+		container_of(wc->wr_cqe, struct srpt_channel, keepalive_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS &&
+		     wc->status != IB_WC_WR_FLUSH_ERR)) {
+		atomic64_inc(&ch->stats.rdma_errors);
+		pr_warn_ratelimited("%s: the initiator does not answer the keepalive: %s\n",
+				    ch->sess_name, ib_wc_status_msg(wc->status));
+		srpt_ch_close(ch, "initiator unreachable (keepalive failed)");
+	}
+	srpt_sq_released(ch, 1);
+	srpt_keepalive_end(ch);
+}
+
+/**
+ * srpt_keepalive() - check that the initiator's end of a channel is alive
+ * @ch: channel
+ *
+ * An initiator that crashes, loses its port or has its QP destroyed without
+ * a DREQ leaves a channel nothing ever fails on while it is idle: no
+ * request arrives and nothing is sent.  A zero-length RDMA WRITE needs no
+ * buffer, memory key or receive at the initiator, and no protocol there
+ * sees it, but its HCA must acknowledge it; when it does not, the
+ * transport's retries end in an error completion and
+ * srpt_keepalive_done() closes the channel.  One probe at a time; none
+ * while the send queue is full (the channel's own traffic then tells).
+ */
+static void srpt_keepalive(struct srpt_channel *ch)
+{
+	struct ib_rdma_wr wr = {
+		.wr.wr_cqe = &ch->keepalive_cqe,
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+	};
+	unsigned long flags;
+	bool go;
+	int ret;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	go = ch->state == SRPT_CH_LIVE && !ch->keepalive_busy;
+	if (go)
+		ch->keepalive_busy = true;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!go)
+		return;
+	ch->keepalive_at = jiffies;
+	if (!srpt_sq_reserve(ch, 1)) {
+		srpt_keepalive_end(ch);
+		return;
+	}
+	atomic64_inc(&ch->stats.keepalives);
+	ret = ib_post_send(ch->qp, &wr.wr, NULL);
+	if (ret) {
+		pr_debug("%s: posting a keepalive failed (%d)\n",
+			 ch->sess_name, ret);
+		srpt_sq_released(ch, 1);
+		srpt_keepalive_end(ch);
+	}
+}
+
+/**
+ * srpt_watch_work() - report requests stuck for too long, send keepalives
  * @work: the channel's watch_work
  *
  * Runs while the channel is live.  A request older than the portal
  * group's cmd_report_secs is reported once, with its tag, LUN, opcode and
  * state; LIO offers a fabric driver no way to abort a single command, so
  * the report is what an operator gets (the initiator's own timeout then
- * sends ABORT TASK or LUN RESET).
+ * sends ABORT TASK or LUN RESET).  Every keepalive_secs the channel is
+ * probed, see srpt_keepalive().
  */
 void srpt_watch_work(struct work_struct *work)
 {
@@ -1395,6 +1510,7 @@ void srpt_watch_work(struct work_struct *work)
 					       struct srpt_channel,
 					       watch_work);
 	u32 secs = READ_ONCE(ch->tpg->cmd_report_secs);
+	u32 keepalive = READ_ONCE(ch->tpg->keepalive_secs);
 	unsigned long flags;
 	char desc[96];
 	s64 more;
@@ -1418,17 +1534,26 @@ void srpt_watch_work(struct work_struct *work)
 		pr_warn_ratelimited("%s: request stuck: %s (%lld reported so far)\n",
 				    ch->sess_name, desc, more);
 	}
+	/* A check that runs a little early must not skip a whole period. */
+	if (keepalive &&
+	    time_after_eq(jiffies + HZ / 2, ch->keepalive_at + keepalive * HZ))
+		srpt_keepalive(ch);
 	if (READ_ONCE(ch->state) == SRPT_CH_LIVE)
 		queue_delayed_work(system_long_wq, &ch->watch_work,
-				   srpt_watch_interval(secs));
+				   srpt_watch_interval(secs, keepalive));
 }
 
 /**
- * srpt_watch_start() - start the stuck-request check of a live channel
+ * srpt_watch_start() - start the watch work of a channel that went live
  * @ch: channel
  */
 void srpt_watch_start(struct srpt_channel *ch)
 {
+	struct srpt_tpg *tpg = ch->tpg;
+
+	ch->keepalive_cqe.done = srpt_keepalive_done;
+	ch->keepalive_at = jiffies;
 	queue_delayed_work(system_long_wq, &ch->watch_work,
-			   srpt_watch_interval(READ_ONCE(ch->tpg->cmd_report_secs)));
+			   srpt_watch_interval(READ_ONCE(tpg->cmd_report_secs),
+					       READ_ONCE(tpg->keepalive_secs)));
 }

@@ -1408,6 +1408,11 @@ void malformed_cases() {
   }
 }
 
+// How long a vanished initiator may wait for the target's DREQ: the
+// default keepalive period (30 s), the watch work's granularity (up to
+// 15 s) and the transport's retries (7 x about 1 s), with room for TCG.
+constexpr Millis kVanishWait{90000};
+
 void protocol_cases() {
   add("protocol.fill_credit_window",
       "as many TEST UNIT READYs as the login granted credits, without "
@@ -1564,6 +1569,69 @@ void protocol_cases() {
           healthy(ctx, *t);
         });
   }
+
+  add("protocol.vanish_mid_read",
+      "8 READ(16)s of 512 KiB; once the target has received them, the "
+      "initiator's QP goes to the error state without any CM message (a "
+      "crashed initiator, a lost port)",
+      "the target's transfers (or, if it had finished, its keepalive probe) "
+      "fail and it ends the channel on its own (DREQ within 90 s); a new "
+      "login right after works and answers TUR",
+      "without a DREQ only failing transfers tell the target; it must not "
+      "hold the channel and its LIO session forever",
+      kNeedsLogin, [](Context &ctx) {
+        const auto &f = ctx.facts();
+        auto s = ctx.login();
+        const uint32_t n = std::max<uint32_t>(1, (512u << 10) / f.block_size);
+        const uint32_t len = n * f.block_size;
+        for (uint32_t i = 0; i < 8; i++) {
+          CmdBuilder b;
+          b.cdb(cdb::read16(0, n))
+              .direct(DataDir::kIn, buf(*s, (i * len) % (4u << 20), len));
+          send_cmd(ctx, *s, b);
+        }
+        // Vanish only after the target acknowledged the 8 requests: sends
+        // still queued here would be flushed and never reach it.
+        const Deadline acked = deadline_in(ctx.timeout());
+        while (!s->delivered(s->last_send_seq()) && Clock::now() < acked)
+          s->pump_until(deadline_in(Millis(5)));
+        if (!s->delivered(s->last_send_seq()))
+          throw Failure{"the target acknowledges the 8 READs",
+                        "not acknowledged in time"};
+        std::string why;
+        if (!s->channel().vanish(&why))
+          throw Failure{"the initiator's QP goes to the error state", why};
+        if (!s->channel().wait_target_disconnect(
+                deadline_in(std::max(ctx.timeout(), kVanishWait))))
+          throw Failure{"the target ends the channel of a vanished initiator",
+                        "no DREQ within 90 s"};
+        auto t = ctx.login();
+        healthy(ctx, *t);
+      });
+
+  add("protocol.vanish_idle",
+      "an idle channel (TEST UNIT READY answered, nothing in flight); the "
+      "initiator's QP goes to the error state without any CM message",
+      "the target's keepalive (a zero-length RDMA WRITE every keepalive_secs, "
+      "default 30) is not acknowledged and it ends the channel (DREQ within "
+      "90 s); a new login right after works and answers TUR",
+      "an idle channel has no transfer that could fail: without a probe of "
+      "its own the target would keep it and its LIO session until the "
+      "module is unloaded",
+      kNeedsLogin, [](Context &ctx) {
+        auto s = ctx.login();
+        healthy(ctx, *s);
+        std::string why;
+        if (!s->channel().vanish(&why))
+          throw Failure{"the initiator's QP goes to the error state", why};
+        if (!s->channel().wait_target_disconnect(
+                deadline_in(std::max(ctx.timeout(), kVanishWait))))
+          throw Failure{"the target ends the idle channel of a vanished "
+                        "initiator",
+                        "no DREQ within 90 s"};
+        auto t = ctx.login();
+        healthy(ctx, *t);
+      });
 
   struct Odd {
     const char *name, *sends;

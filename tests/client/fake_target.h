@@ -81,6 +81,15 @@ class FakeChannel : public Channel {
   void drain_sends(Deadline) override {}
   std::optional<Event> next_event(Deadline deadline) override;
   void disconnect(Deadline deadline) override;
+  // The model target notices a vanished initiator at once.
+  bool vanish(std::string *) override {
+    vanished_ = true;
+    return true;
+  }
+  bool wait_target_disconnect(Deadline d) override {
+    if (vanished_) disconnect(d);
+    return vanished_;
+  }
 
   const PortId &initiator() const { return ini_; }
   // The target closes the channel (as after SINGLE or an error).
@@ -109,6 +118,7 @@ class FakeChannel : public Channel {
   int32_t req_lim_;
   int32_t delta_ = 0;
   bool closed_ = false;
+  bool vanished_ = false;
   bool ua_ = false;
   uint64_t sends_ok_ = 0;
   std::deque<Event> q_;

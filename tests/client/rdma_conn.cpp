@@ -603,4 +603,30 @@ void RdmaChannel::disconnect(Deadline deadline) {
   disconnected_ = true;
 }
 
+bool RdmaChannel::vanish(std::string *why) {
+  ibv_qp *qp = id_ ? id_->qp : nullptr;
+  if (!qp) {
+    *why = "no QP";
+    return false;
+  }
+  ibv_qp_attr a{};
+  a.qp_state = IBV_QPS_ERR;
+  if (int e = ibv_modify_qp(qp, &a, IBV_QP_STATE)) {
+    *why = errno_text("ibv_modify_qp(ERR)", e);
+    return false;
+  }
+  // No more receives: the local flushes must not look like a target close.
+  error_ = true;
+  return true;
+}
+
+bool RdmaChannel::wait_target_disconnect(Deadline deadline) {
+  while (!disconnected_) {
+    CmEventPtr ev = get_cm_event(deadline);
+    if (!ev) return false;
+    if (ev->event == RDMA_CM_EVENT_DISCONNECTED) disconnected_ = true;
+  }
+  return true;
+}
+
 }  // namespace srp::rdma

@@ -161,6 +161,8 @@ class RdmaChannel : public Channel {
   void drain_sends(Deadline deadline) override;
   std::optional<Event> next_event(Deadline deadline) override;
   void disconnect(Deadline deadline) override;
+  bool vanish(std::string *why) override;
+  bool wait_target_disconnect(Deadline deadline) override;
 
  private:
   friend class RdmaConnector;

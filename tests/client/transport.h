@@ -70,6 +70,18 @@ class Channel {
 
   // Ends the connection and waits (bounded by @deadline) for the end.
   virtual void disconnect(Deadline deadline) = 0;
+
+  // Moves the local QP to the error state without any CM message, as a
+  // crashed initiator or one that lost its port would: the target learns
+  // it only from its own failing transfers. False (with @why) if the
+  // transport cannot.
+  virtual bool vanish(std::string *why) {
+    if (why) *why = "not supported by this transport";
+    return false;
+  }
+  // After vanish(): true once the target ended the connection (its DREQ)
+  // before @deadline.
+  virtual bool wait_target_disconnect(Deadline) { return false; }
 };
 
 struct ConnectResult {

@@ -446,6 +446,10 @@ case_conformance() {
 	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
 	conf_target_up || fail "target set-up or kernel initiator login failed"
 	d=$CONF_DISK t=$(tgt_dir)
+	# The protocol.vanish_* cases wait for the target's keepalive; a short
+	# period keeps them short (the kernel initiator's channels are probed
+	# as often, under fio verify).
+	check sysfs_write "$t/attrib/keepalive_secs" 5
 	{
 		conf_client --initiator-ext "$CLIENT_EXT" --lun 1 \
 			--json "$RESULTS/conformance.json" || exit 1
@@ -462,6 +466,12 @@ case_conformance() {
 	grep -E '^(FAIL|SKIP)|passed|^fuzz' "$RESULTS/conformance.txt"
 	[[ $rc == 0 ]] || fail "conformance client: $(grep -m1 '^FAIL' "$RESULTS/conformance.txt" || tail -n1 "$RESULTS/conformance.txt")"
 	channels
+	# Every channel of the client is gone, the vanished ones included
+	# (released, LIO session removed); the kernel initiator's two channels
+	# are live and were probed.
+	wait_channels 2 || fail "channels left behind by the client: $(channels | grep -c "0x$CLIENT_EXT")"
+	[[ $(counter keepalives) -gt 0 ]] || fail "no keepalive was sent on the kernel initiator's channels"
+	log "keepalives on the kernel initiator's channels: $(counter keepalives)"
 	# A disabled portal group: the kernel initiator leaves first (disabling
 	# the group would close its channels and it would reconnect forever).
 	check srp_logout_all

@@ -138,7 +138,7 @@ case_comp_vectors() {
 	check srp_login ch_count=2
 	check wait_channels 2
 	channels
-	[[ $(channels | grep -c 'vector=1$') == 2 ]] ||
+	[[ $(channels | grep -c 'vector=1 ') == 2 ]] ||
 		fail "comp_vector_mask=0x2 did not put both channels on vector 1"
 	check_not sysfs_write "$p" bogus
 	dmesg_has "comp_vector_mask: 'bogus' is not a 64-bit number" ||

@@ -271,6 +271,12 @@ case_tpg_attrib() {
 	attr_accepted "$a/use_srq" 1
 	attr_accepted "$a/use_srq" 0
 	attr_accepted "$a/use_srq" "$v"
+	[[ $(cat "$a/keepalive_secs") == 30 ]] || fail "keepalive_secs default is not 30"
+	attr_refused "$a/keepalive_secs" 3601
+	attr_refused "$a/keepalive_secs" -1
+	attr_refused "$a/keepalive_secs" abc
+	attr_accepted "$a/keepalive_secs" 0
+	attr_accepted "$a/keepalive_secs" 30
 	check srpt_teardown
 	check rmmod ib_srpt
 }
