@@ -202,8 +202,10 @@ summary() {
 
 # dmesg_case NAME: the kernel log since case NAME began (or since the last
 # "case NAME begin" marker if it ran more than once).
+# Read backwards up to the marker: linear in the log's size (appending every
+# line to an awk string was quadratic, minutes after a long fuzz run).
 dmesg_case() {
-	dmesg | awk -v b="guest-test: case $1 begin" 'index($0, b) { buf = ""; on = 1; next } on { buf = buf $0 "\n" } END { printf "%s", buf }'
+	dmesg | tac | awk -v b="guest-test: case $1 begin" 'index($0, b) { exit } { print }' | tac
 }
 
 # dmesg_here: the kernel log since the current case began.
