@@ -56,6 +56,8 @@
 #define SRPT_MAX_CMD_REPORT_SECS 86400
 #define SRPT_DEF_KEEPALIVE_SECS	30
 #define SRPT_MAX_KEEPALIVE_SECS	3600
+/* Seconds a keepalive probe may stay unacknowledged, at least. */
+#define SRPT_KEEPALIVE_MIN_WAIT	10
 #define SRPT_DEF_SQ_SIZE	2048
 /* Receive buffers (= credits) of a channel with its own receive ring. */
 #define SRPT_RQ_SIZE		128

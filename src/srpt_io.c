@@ -1494,6 +1494,35 @@ static void srpt_keepalive(struct srpt_channel *ch)
 }
 
 /**
+ * srpt_keepalive_check() - time out the last keepalive probe or send one
+ * @ch: channel
+ * @keepalive: the portal group's keepalive_secs, not 0
+ *
+ * A probe the initiator has not acknowledged after
+ * max(@keepalive, %SRPT_KEEPALIVE_MIN_WAIT) seconds ends the channel: a
+ * transport may retry forever (soft-RoCE takes a retry count of 7, which
+ * is what ib_srp asks for, as "infinite"), and responses queued to a dead
+ * initiator then never complete either.  Otherwise a new probe is due
+ * @keepalive seconds after the last one.
+ */
+static void srpt_keepalive_check(struct srpt_channel *ch, u32 keepalive)
+{
+	u32 wait = max_t(u32, keepalive, SRPT_KEEPALIVE_MIN_WAIT);
+
+	if (READ_ONCE(ch->keepalive_busy)) {
+		if (time_after(jiffies, ch->keepalive_at + wait * HZ)) {
+			pr_warn_ratelimited("%s: the initiator has not acknowledged the keepalive for %u s\n",
+					    ch->sess_name, wait);
+			srpt_ch_close(ch, "initiator unreachable (keepalive timed out)");
+		}
+		return;
+	}
+	/* A check that runs a little early must not skip a whole period. */
+	if (time_after_eq(jiffies + HZ / 2, ch->keepalive_at + keepalive * HZ))
+		srpt_keepalive(ch);
+}
+
+/**
  * srpt_watch_work() - report requests stuck for too long, send keepalives
  * @work: the channel's watch_work
  *
@@ -1502,7 +1531,7 @@ static void srpt_keepalive(struct srpt_channel *ch)
  * state; LIO offers a fabric driver no way to abort a single command, so
  * the report is what an operator gets (the initiator's own timeout then
  * sends ABORT TASK or LUN RESET).  Every keepalive_secs the channel is
- * probed, see srpt_keepalive().
+ * probed, see srpt_keepalive() and srpt_keepalive_check().
  */
 void srpt_watch_work(struct work_struct *work)
 {
@@ -1534,10 +1563,8 @@ void srpt_watch_work(struct work_struct *work)
 		pr_warn_ratelimited("%s: request stuck: %s (%lld reported so far)\n",
 				    ch->sess_name, desc, more);
 	}
-	/* A check that runs a little early must not skip a whole period. */
-	if (keepalive &&
-	    time_after_eq(jiffies + HZ / 2, ch->keepalive_at + keepalive * HZ))
-		srpt_keepalive(ch);
+	if (keepalive)
+		srpt_keepalive_check(ch, keepalive);
 	if (READ_ONCE(ch->state) == SRPT_CH_LIVE)
 		queue_delayed_work(system_long_wq, &ch->watch_work,
 				   srpt_watch_interval(secs, keepalive));
