@@ -24,6 +24,11 @@
 #   BENCH_MEM_LOGINS  logins (ch_count=2 each) for the memory figure
 #                  (default 4, i.e. 8 channels; 0 skips it)
 #   BENCH_RDMA=0   skip the perftest upper bound
+#   BENCH_PERF     drivers to profile ("ours", "intree" or both; default
+#                  none): perf record -a -g over each of their fio runs,
+#                  reports in $RESULTS/perf/ (profiling costs CPU under TCG:
+#                  never compare profiled runs with unprofiled ones)
+#   BENCH_PERF_FREQ  sampling frequency (default 499 Hz)
 #
 # Exit status: 0 if every driver loaded, every login worked and fio reported
 # no error; 1 otherwise (the first error ends the run).  Timings are never
@@ -45,6 +50,8 @@ GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 : "${BENCH_RAMP:=1}"
 : "${BENCH_MEM_LOGINS:=4}"
 : "${BENCH_RDMA:=1}"
+: "${BENCH_PERF:=}"
+: "${BENCH_PERF_FREQ:=499}"
 
 RAW=$RESULTS/raw.jsonl
 INTREE_KO=$(compgen -G "/lib/modules/$KVER/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko*" | head -n1)
@@ -210,8 +217,10 @@ run_jobs() {
 		done
 	} >"$jobfile"
 	log "fio: $drv, round $round, ch_count=$ch: $*"
+	perf_start "$drv" "$round" "$ch"
 	(cd /tmp && fio --output-format=json --output="$out" "$jobfile")
 	rc=$?
+	perf_stop
 	[[ $rc == 0 ]] || {
 		tail -n 20 "$out"
 		die "fio ($drv, ch_count=$ch, round $round) exited with $rc"
@@ -237,6 +246,48 @@ run_jobs() {
 	[[ $(jq -s length <<<"$recs") == "$#" ]] || die "fio ($drv, ch_count=$ch, round $round): $(jq -s length <<<"$recs") results for $# jobs"
 	bad=$(jq -r 'select(.error != 0) | "\(.job): error \(.error)"' <<<"$recs")
 	[[ -z $bad ]] || die "fio ($drv, ch_count=$ch, round $round) reported errors: $bad"
+}
+
+# ------------------------------------------------------------- profile --
+
+PERF_PID="" PERF_NAME=""
+
+# perf_start DRIVER ROUND CH: if BENCH_PERF names DRIVER, start perf record
+# over all CPUs (cpu-clock: TCG has no PMU) in the background; perf_stop
+# ends it and writes the reports.  The data stays in the guest's /tmp.
+perf_start() {
+	PERF_PID="" PERF_NAME=""
+	[[ " $BENCH_PERF " == *" $1 "* ]] || return 0
+	command -v perf >/dev/null || { log "perf: not found, no profile"; return 0; }
+	PERF_NAME=$1-r$2-ch$3
+	mkdir -p "$RESULTS/perf"
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	perf record -e cpu-clock -F "$BENCH_PERF_FREQ" -a -g \
+		-o "/tmp/perf-$PERF_NAME.data" >"$RESULTS/perf/$PERF_NAME.record.log" 2>&1 &
+	PERF_PID=$!
+	nap 1
+}
+
+# perf_stop: stop the profile perf_start began (if any) and write, in
+# $RESULTS/perf/: NAME.self.txt (self time by symbol), NAME.children.txt
+# (inclusive time by symbol) and NAME.comm.txt (time by task and object).
+perf_stop() {
+	local d r=$RESULTS/perf/$PERF_NAME
+	[[ -n $PERF_PID ]] || return 0
+	kill -INT "$PERF_PID" 2>/dev/null
+	wait "$PERF_PID"
+	PERF_PID=""
+	d=/tmp/perf-$PERF_NAME.data
+	perf report -i "$d" --stdio --no-children --sort sym -g none \
+		--percent-limit 0.2 >"$r.self.txt" 2>/dev/null
+	perf report -i "$d" --stdio --children --sort sym -g none \
+		--percent-limit 1 >"$r.children.txt" 2>/dev/null
+	perf report -i "$d" --stdio --no-children --sort comm,dso -g none \
+		--percent-limit 0.5 >"$r.comm.txt" 2>/dev/null
+	perf report -i "$d" --stdio --no-children --sort cpu -g none \
+		>"$r.cpu.txt" 2>/dev/null
+	rm -f "$d"
+	log "perf: profile of $PERF_NAME in $r.*.txt"
 }
 
 # ---------------------------------------------------------- RDMA bound --
