@@ -341,12 +341,7 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
  * @ch: the channel; for RDMA/CM logins ch->rdma_cm_id must be set
  *
  * The CQ comes from the device's CQ pool, on a completion vector chosen
- * round robin so that channels spread over the device's vectors.  Its
- * completions are handled in the RDMA core's unbound work queue: the
- * scheduler runs that work on whichever CPU is free rather than on the one
- * that signalled the completion, which for a software device (rxe, siw) is
- * the CPU busy running the device's own work.  One CQ's work never runs on
- * two CPUs at once, so a channel's completions stay serialized.  If the
+ * round robin so that channels spread over the device's vectors.  If the
  * device cannot create a QP of the requested depth, smaller send queues are
  * tried down to SRPT_MIN_SQ_SIZE.
  *
@@ -369,7 +364,7 @@ retry:
 						ib_dev->num_comp_vectors,
 						atomic_inc_return(&sdev->next_vector));
 	ch->cq = ib_cq_pool_get(ib_dev, ch->cq_size, ch->comp_vector,
-				IB_POLL_UNBOUND_WORKQUEUE);
+				IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->cq)) {
 		ret = PTR_ERR(ch->cq);
 		ch->cq = NULL;
