@@ -270,6 +270,10 @@ enum srpt_cmd_state {
  * @cdb:	copy of a CDB of up to 16 bytes, so the receive buffer can be
  *		reposted at once (the first byte names the command in logs)
  * @cdb_ext:	allocated copy of a longer CDB (additional CDB), or NULL
+ * @data_page:	local buffer of transfers of up to a page into one remote
+ *		buffer, allocated by the first such command and kept until the
+ *		channel is freed, or NULL
+ * @data_sg:	scatterlist over @data_page while a command uses it
  */
 struct srpt_send_ioctx {
 	struct se_cmd		cmd;
@@ -299,6 +303,8 @@ struct srpt_send_ioctx {
 	u8			sense[TRANSPORT_SENSE_BUFFER];
 	u8			cdb[16];
 	u8			*cdb_ext;
+	struct page		*data_page;
+	struct scatterlist	data_sg;
 };
 
 /* Channel states; a channel only moves forward through them. */

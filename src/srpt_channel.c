@@ -185,6 +185,8 @@ static void srpt_free_ioctx_ring(struct srpt_channel *ch)
 		ib_dma_unmap_single(ib_dev, ioctx->rsp_dma, ch->max_ti_iu_len,
 				    DMA_TO_DEVICE);
 		kfree(ioctx->rsp_buf);
+		if (ioctx->data_page)
+			__free_page(ioctx->data_page);
 	}
 	kvfree(ch->ioctx_ring);
 	ch->ioctx_ring = NULL;

@@ -24,6 +24,15 @@
 #   BENCH_MEM_LOGINS  logins (ch_count=2 each) for the memory figure
 #                  (default 4, i.e. 8 channels; 0 skips it)
 #   BENCH_RDMA=0   skip the perftest upper bound
+#   BENCH_PERF     drivers to profile ("ours", "intree" or both; default
+#                  none): perf record -a -g over each of their fio runs,
+#                  reports in $RESULTS/perf/ (profiling costs CPU under TCG:
+#                  never compare profiled runs with unprofiled ones)
+#   BENCH_PERF_FREQ  sampling frequency (default 499 Hz)
+#   BENCH_VARIANTS extra runs of our module with other parameters, each
+#                  LABEL:NAME=VAL[,NAME=VAL...]; measured as driver
+#                  "ours-LABEL" after "ours" in every round (experiments:
+#                  scripts/bench's table shows only ours and in-tree)
 #
 # Exit status: 0 if every driver loaded, every login worked and fio reported
 # no error; 1 otherwise (the first error ends the run).  Timings are never
@@ -45,6 +54,9 @@ GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 : "${BENCH_RAMP:=1}"
 : "${BENCH_MEM_LOGINS:=4}"
 : "${BENCH_RDMA:=1}"
+: "${BENCH_PERF:=}"
+: "${BENCH_PERF_FREQ:=499}"
+: "${BENCH_VARIANTS:=}"
 
 RAW=$RESULTS/raw.jsonl
 INTREE_KO=$(compgen -G "/lib/modules/$KVER/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko*" | head -n1)
@@ -61,9 +73,18 @@ record() { echo "$1" >>"$RAW"; }
 
 # ------------------------------------------------------------- drivers --
 
-# driver_ko DRIVER: the module file of "ours" or "intree".
+# driver_ko DRIVER: the module file of "ours" (or a variant) or "intree".
 driver_ko() {
-	if [[ $1 == ours ]]; then echo "$SRPT_KO"; else echo "$INTREE_KO"; fi
+	if [[ $1 == ours* ]]; then echo "$SRPT_KO"; else echo "$INTREE_KO"; fi
+}
+
+# variant_params DRIVER: the extra module parameters of "ours-LABEL" from
+# BENCH_VARIANTS, space separated (nothing for "ours").
+variant_params() {
+	local v
+	for v in $BENCH_VARIANTS; do
+		[[ $1 == "ours-${v%%:*}" ]] && echo "${v#*:}" | tr ',' ' '
+	done
 }
 
 # load_driver DRIVER: load ours or the in-tree ib_srpt by path (never by
@@ -80,8 +101,9 @@ load_driver() {
 	# shellcheck disable=SC2086 # word splitting wanted
 	[[ -z $deps ]] || modprobe -a ${deps//,/ } || return 1
 	log "insmod $ko"
-	if [[ $drv == ours ]]; then
-		insmod "$ko" rdma_cm_port=$SRP_PORT || return 1
+	if [[ $drv == ours* ]]; then
+		# shellcheck disable=SC2046 # word splitting wanted
+		insmod "$ko" rdma_cm_port="$SRP_PORT" $(variant_params "$drv") || return 1
 	else
 		insmod "$ko" || return 1
 	fi
@@ -91,7 +113,7 @@ load_driver() {
 	[[ -r /sys/module/ib_srpt/srcversion ]] && read -r have </sys/module/ib_srpt/srcversion
 	[[ $want == "$have" ]] || { echo "loaded ib_srpt srcversion '$have', expected '$want' ($ko)" >&2; return 1; }
 	read -r taint </sys/module/ib_srpt/taint
-	if [[ $drv == ours && $taint != *O* ]] || [[ $drv == intree && $taint == *O* ]]; then
+	if [[ $drv == ours* && $taint != *O* ]] || [[ $drv == intree && $taint == *O* ]]; then
 		echo "loaded ib_srpt has taint '$taint': not the $drv module" >&2
 		return 1
 	fi
@@ -210,8 +232,10 @@ run_jobs() {
 		done
 	} >"$jobfile"
 	log "fio: $drv, round $round, ch_count=$ch: $*"
+	perf_start "$drv" "$round" "$ch"
 	(cd /tmp && fio --output-format=json --output="$out" "$jobfile")
 	rc=$?
+	perf_stop
 	[[ $rc == 0 ]] || {
 		tail -n 20 "$out"
 		die "fio ($drv, ch_count=$ch, round $round) exited with $rc"
@@ -237,6 +261,59 @@ run_jobs() {
 	[[ $(jq -s length <<<"$recs") == "$#" ]] || die "fio ($drv, ch_count=$ch, round $round): $(jq -s length <<<"$recs") results for $# jobs"
 	bad=$(jq -r 'select(.error != 0) | "\(.job): error \(.error)"' <<<"$recs")
 	[[ -z $bad ]] || die "fio ($drv, ch_count=$ch, round $round) reported errors: $bad"
+}
+
+# ------------------------------------------------------------- profile --
+
+PERF_PID="" PERF_NAME=""
+
+# perf_start DRIVER ROUND CH: if BENCH_PERF names DRIVER, start perf record
+# over all CPUs (cpu-clock: TCG has no PMU) in the background; perf_stop
+# ends it and writes the reports.  The data stays in the guest's /tmp.
+# perf needs many seconds under TCG to get going (it reads every process's
+# maps): it starts with its events disabled and this waits until perf has
+# acknowledged "enable" on its control FIFO, so the profile covers fio.
+perf_start() {
+	local ctl ack a=""
+	PERF_PID="" PERF_NAME=""
+	[[ " $BENCH_PERF " == *" $1 "* ]] || return 0
+	command -v perf >/dev/null || { log "perf: not found, no profile"; return 0; }
+	PERF_NAME=$1-r$2-ch$3
+	mkdir -p "$RESULTS/perf"
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	rm -f /tmp/perf-ctl /tmp/perf-ack
+	mkfifo /tmp/perf-ctl /tmp/perf-ack || return 0
+	perf record -e cpu-clock -c $((1000000000 / BENCH_PERF_FREQ)) -a -g -B -N \
+		-D -1 --control=fifo:/tmp/perf-ctl,/tmp/perf-ack \
+		-o "/tmp/perf-$PERF_NAME.data" >"$RESULTS/perf/$PERF_NAME.record.log" 2>&1 &
+	PERF_PID=$!
+	exec {ctl}>/tmp/perf-ctl {ack}</tmp/perf-ack
+	echo enable >&"$ctl"
+	read -r -t 300 a <&"$ack"
+	exec {ctl}>&- {ack}<&-
+	log "perf: recording $PERF_NAME (control answer '$a')"
+}
+
+# perf_stop: stop the profile perf_start began (if any) and write, in
+# $RESULTS/perf/: NAME.self.txt (self time by symbol), NAME.children.txt
+# (inclusive time by symbol) and NAME.comm.txt (time by task and object).
+perf_stop() {
+	local d r=$RESULTS/perf/$PERF_NAME
+	[[ -n $PERF_PID ]] || return 0
+	kill -INT "$PERF_PID" 2>/dev/null
+	wait "$PERF_PID"
+	PERF_PID=""
+	d=/tmp/perf-$PERF_NAME.data
+	perf report -i "$d" --stdio --no-children --sort sym -g none \
+		--percent-limit 0.2 >"$r.self.txt" 2>/dev/null
+	perf report -i "$d" --stdio --children --sort sym -g none \
+		--percent-limit 1 >"$r.children.txt" 2>/dev/null
+	perf report -i "$d" --stdio --no-children --sort comm,dso -g none \
+		--percent-limit 0.5 >"$r.comm.txt" 2>/dev/null
+	perf report -i "$d" --stdio --no-children --sort cpu -g none \
+		>"$r.cpu.txt" 2>/dev/null
+	rm -f "$d"
+	log "perf: profile of $PERF_NAME in $r.*.txt"
 }
 
 # ---------------------------------------------------------- RDMA bound --
@@ -425,6 +502,7 @@ if [[ $BENCH_RDMA == 1 ]]; then
 fi
 for ((r = 1; r <= BENCH_ROUNDS; r++)); do
 	driver_round ours "$r"
+	for v in $BENCH_VARIANTS; do driver_round "ours-${v%%:*}" "$r"; done
 	driver_round intree "$r"
 done
 if dmesg | dmesg_splats >/dev/null; then
