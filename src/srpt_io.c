@@ -209,6 +209,20 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 }
 
 /**
+ * srpt_free_sgl() - give back the local buffer of one remote buffer
+ * @ioctx: the command
+ * @rw: the buffer's scatterlist, from srpt_alloc_sgl()
+ *
+ * The page the context keeps (see srpt_alloc_sgl()) stays with it; pages
+ * from target_alloc_sgl() are freed.
+ */
+static void srpt_free_sgl(struct srpt_send_ioctx *ioctx, struct srpt_rw *rw)
+{
+	if (rw->sg != &ioctx->data_sg)
+		target_free_sgl(rw->sg, rw->nents);
+}
+
+/**
  * srpt_unmap_data() - release the RDMA contexts and data buffers of a command
  * @ioctx: the command
  */
@@ -224,8 +238,7 @@ static void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
 
 		rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
 				    rw->sg, rw->nents, dir);
-		if (rw->sg != &ioctx->data_sg)
-			target_free_sgl(rw->sg, rw->nents);
+		srpt_free_sgl(ioctx, rw);
 	}
 	if (ioctx->rw != ioctx->rw_inline)
 		kfree(ioctx->rw);
@@ -375,8 +388,7 @@ static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
 				       rw->sg, rw->nents, 0, bd.va, bd.key, dir);
 		if (ret < 0) {
-			if (rw->sg != &ioctx->data_sg)
-				target_free_sgl(rw->sg, rw->nents);
+			srpt_free_sgl(ioctx, rw);
 			return ret;
 		}
 		ioctx->n_wr += ret;
@@ -1490,9 +1502,10 @@ static void srpt_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
  * request arrives and nothing is sent.  A zero-length RDMA WRITE needs no
  * buffer, memory key or receive at the initiator, and no protocol there
  * sees it, but its HCA must acknowledge it; when it does not, the
- * transport's retries end in an error completion and
- * srpt_keepalive_done() closes the channel.  One probe at a time; none
- * while the send queue is full (the channel's own traffic then tells).
+ * transport's retries end in an error completion (srpt_keepalive_done())
+ * or the probe times out (srpt_keepalive_check()), and the channel is
+ * closed.  One probe at a time; none while the send queue is full (the
+ * channel's own traffic then tells).
  */
 static void srpt_keepalive(struct srpt_channel *ch)
 {
