@@ -1414,6 +1414,20 @@ void malformed_cases() {
 // out, with room for TCG. (The guest suite sets keepalive_secs to 5.)
 constexpr Millis kVanishWait{120000};
 
+// Moves @s's QP to the error state without any CM message, waits for the
+// target's DREQ (@expected names that in a failure) and checks that a new
+// login works and answers TEST UNIT READY.
+void vanish_and_relogin(Context &ctx, Session &s, const char *expected) {
+  std::string why;
+  if (!s.channel().vanish(&why))
+    throw Failure{"the initiator's QP goes to the error state", why};
+  if (!s.channel().wait_target_disconnect(
+          deadline_in(std::max(ctx.timeout(), kVanishWait))))
+    throw Failure{expected, "no DREQ within 120 s"};
+  auto t = ctx.login();
+  healthy(ctx, *t);
+}
+
 void protocol_cases() {
   add("protocol.fill_credit_window",
       "as many TEST UNIT READYs as the login granted credits, without "
@@ -1599,15 +1613,9 @@ void protocol_cases() {
         if (!s->delivered(s->last_send_seq()))
           throw Failure{"the target acknowledges the 8 READs",
                         "not acknowledged in time"};
-        std::string why;
-        if (!s->channel().vanish(&why))
-          throw Failure{"the initiator's QP goes to the error state", why};
-        if (!s->channel().wait_target_disconnect(
-                deadline_in(std::max(ctx.timeout(), kVanishWait))))
-          throw Failure{"the target ends the channel of a vanished initiator",
-                        "no DREQ within 120 s"};
-        auto t = ctx.login();
-        healthy(ctx, *t);
+        vanish_and_relogin(ctx, *s,
+                           "the target ends the channel of a vanished "
+                           "initiator");
       });
 
   add("protocol.vanish_idle",
@@ -1622,16 +1630,9 @@ void protocol_cases() {
       kNeedsLogin, [](Context &ctx) {
         auto s = ctx.login();
         healthy(ctx, *s);
-        std::string why;
-        if (!s->channel().vanish(&why))
-          throw Failure{"the initiator's QP goes to the error state", why};
-        if (!s->channel().wait_target_disconnect(
-                deadline_in(std::max(ctx.timeout(), kVanishWait))))
-          throw Failure{"the target ends the idle channel of a vanished "
-                        "initiator",
-                        "no DREQ within 120 s"};
-        auto t = ctx.login();
-        healthy(ctx, *t);
+        vanish_and_relogin(ctx, *s,
+                           "the target ends the idle channel of a vanished "
+                           "initiator");
       });
 
   struct Odd {

@@ -29,6 +29,17 @@ Options opts() {
   return o;
 }
 
+// Options of a fuzz run with @seed (given on the command line) and
+// @iterations.
+Options fuzz_opts(uint64_t seed, uint64_t iterations) {
+  Options o = opts();
+  o.fuzz = true;
+  o.seed = seed;
+  o.seed_given = true;
+  o.iterations = iterations;
+  return o;
+}
+
 FakeConfig config(const Options &o) {
   FakeConfig c;
   c.target_port_id = make_port_id(o.id_ext, o.ioc_guid);
@@ -229,11 +240,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(Fuzz, RunsAgainstModel) {
-  Options o = opts();
-  o.fuzz = true;
-  o.seed = 1234;
-  o.seed_given = true;
-  o.iterations = 400;
+  Options o = fuzz_opts(1234, 400);
   FakeTarget t(config(o));
   Context ctx(t, o, nullptr);
   std::ostringstream out;
@@ -244,11 +251,7 @@ TEST(Fuzz, RunsAgainstModel) {
 }
 
 TEST(Fuzz, StopsAtBrokenInvariant) {
-  Options o = opts();
-  o.fuzz = true;
-  o.seed = 99;
-  o.seed_given = true;
-  o.iterations = 2000;
+  Options o = fuzz_opts(99, 2000);
   FakeConfig c = config(o);
   c.lose_credit_on_malformed = true;  // credits drain away
   FakeTarget t(c);
@@ -278,11 +281,7 @@ TEST(Report, Lines) {
 
 TEST(Fuzz, OneByOneAndBatchedAgree) {
   for (uint32_t batch : {1u, 7u, 64u}) {
-    Options o = opts();
-    o.fuzz = true;
-    o.seed = 4321;
-    o.seed_given = true;
-    o.iterations = 300;
+    Options o = fuzz_opts(4321, 300);
     o.fuzz_batch = batch;
     FakeTarget t(config(o));
     Context ctx(t, o, nullptr);
@@ -297,11 +296,7 @@ TEST(Fuzz, OneByOneAndBatchedAgree) {
 }
 
 TEST(Fuzz, BrokenInvariantInABatchNamesTheBatch) {
-  Options o = opts();
-  o.fuzz = true;
-  o.seed = 99;
-  o.seed_given = true;
-  o.iterations = 2000;
+  Options o = fuzz_opts(99, 2000);
   o.fuzz_batch = 8;
   FakeConfig c = config(o);
   c.lose_credit_on_malformed = true;
