@@ -212,11 +212,13 @@ struct srpt_recv_ioctx {
  * @rw:		RDMA READ/WRITE context
  * @sg:		local scatterlist of this buffer's part of the data
  * @nents:	entries in @sg
+ * @chunked:	@sg is from srpt_alloc_chunks(), not target_alloc_sgl()
  */
 struct srpt_rw {
 	struct rdma_rw_ctx	rw;
 	struct scatterlist	*sg;
 	unsigned int		nents;
+	bool			chunked;
 };
 
 /* Life of a command context, as reported by get_cmd_state. */
@@ -238,6 +240,7 @@ enum srpt_cmd_state {
 #define SRPT_CRED_REQ_TAG	0x5352505443520000ULL
 #define SRPT_MAX_CDB_LEN	(16 + 63 * 4)	/* CDB + largest additional CDB */
 #define SRPT_MAX_CMD_DATA	SZ_32M		/* largest transfer of one command */
+#define SRPT_CHUNK_ORDER	3	/* data buffer chunks: 32 KiB on x86 */
 
 /**
  * struct srpt_send_ioctx - context of one SRP request (SCSI command or TMF)
