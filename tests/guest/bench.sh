@@ -3,8 +3,8 @@
 # the VM (scripts/vm sets KVER, RESULTS, PROJECT) and measures OUR ib_srpt
 # ($SRPT_KO) against the kernel's IN-TREE ib_srpt in the same boot, on the
 # same rxe0, the same ramdisk backstore (LIO rd_mcp) and the same fio jobs,
-# alternating the drivers (ours, in-tree, ours, in-tree, ...) so that drift
-# of the shared host cancels out.  The kernel's ib_srp logs in over RDMA/CM
+# alternating the drivers (ours, in-tree, in-tree, ours, ours, ...) so that
+# drift of the shared host cancels out.  The kernel's ib_srp logs in over RDMA/CM
 # exactly as tests/guest/login.sh does.
 #
 # Writes raw measurements, one JSON object a line, to $RESULTS/raw.jsonl
@@ -16,10 +16,10 @@
 #   {"kind":"mem","driver":..,"channels":N,"slab_kib":..,...}
 #
 # Knobs (environment, set by scripts/bench with scripts/vm --env):
-#   BENCH_ROUNDS   rounds of A B (default 2)
+#   BENCH_ROUNDS   rounds, A B then B A (default 3)
 #   BENCH_JOBS     fio job names to run (default: the whole matrix, see
 #                  job_args); BENCH_CHS ib_srp ch_count values (default "1 2")
-#   BENCH_RUNTIME  seconds measured per job (default 4), BENCH_RAMP seconds
+#   BENCH_RUNTIME  seconds measured per job (default 3), BENCH_RAMP seconds
 #                  of ramp before (default 1)
 #   BENCH_MEM_LOGINS  logins (ch_count=2 each) for the memory figure
 #                  (default 4, i.e. 8 channels; 0 skips it)
@@ -47,10 +47,10 @@ GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 # shellcheck source=tests/guest/login.sh
 . "$GUEST_DIR/login.sh"
 
-: "${BENCH_ROUNDS:=2}"
+: "${BENCH_ROUNDS:=3}"
 : "${BENCH_JOBS:=4k-randread-qd1 4k-randread-qd32 4k-randwrite-qd1 4k-randwrite-qd32 64k-randrw-qd16 128k-read-qd8 128k-write-qd8 1m-read-qd4 1m-write-qd4}"
 : "${BENCH_CHS:=1 2}"
-: "${BENCH_RUNTIME:=4}"
+: "${BENCH_RUNTIME:=3}"
 : "${BENCH_RAMP:=1}"
 : "${BENCH_MEM_LOGINS:=4}"
 : "${BENCH_RDMA:=1}"
@@ -176,6 +176,9 @@ job_args() {
 # /sys/block/DEV/stat, for the CPU time per I/O of that job.
 SNAP=/tmp/bench-snap
 SNAP_DIR=/tmp/bench-snaps
+# Soft-RoCE port counters recorded per job (field "rxe" of each result):
+# retransmissions, sequence errors and RNR NAKs explain a slow run.
+RXE_COUNTERS="sent_pkts completer_retry_err rcvd_seq_err duplicate_request out_of_seq_request rcvd_rnr_err send_rnr_err retry_exceeded_err"
 
 # write_snap_helper: create $SNAP.
 write_snap_helper() {
@@ -183,7 +186,8 @@ write_snap_helper() {
 	cat >"$SNAP" <<-EOF_SNAP || return 1
 		#!/bin/sh
 		# $SNAP NAME DEV: CPU line and disk counters into $SNAP_DIR/NAME
-		{ read -r l </proc/stat; echo "\$l"; read -r l <"/sys/block/\$2/stat"; echo "\$l"; } >"$SNAP_DIR/\$1"
+		{ read -r l </proc/stat; echo "\$l"; read -r l <"/sys/block/\$2/stat"; echo "\$l"
+		  cd /sys/class/infiniband/$RXE_DEV/ports/1/hw_counters 2>/dev/null && cat $RXE_COUNTERS | tr '\\n' ' '; echo; } >"$SNAP_DIR/\$1"
 	EOF_SNAP
 	chmod 755 "$SNAP"
 }
@@ -192,12 +196,15 @@ write_snap_helper() {
 # busy jiffies of all CPUs (user nice system irq softirq steal) and I/Os
 # the disk completed (reads + writes).
 snap_delta() {
-	local -a c0 c1 d0 d1
-	{ read -ra c0 && read -ra d0; } <"$SNAP_DIR/pre-$1" || return 1
-	{ read -ra c1 && read -ra d1; } <"$SNAP_DIR/post-$1" || return 1
-	echo $(((c1[1] + c1[2] + c1[3] + c1[6] + c1[7] + c1[8]) - \
+	local -a c0 c1 d0 d1 r0 r1
+	local i out
+	{ read -ra c0 && read -ra d0 && read -ra r0; } <"$SNAP_DIR/pre-$1" || return 1
+	{ read -ra c1 && read -ra d1 && read -ra r1; } <"$SNAP_DIR/post-$1" || return 1
+	out="$(((c1[1] + c1[2] + c1[3] + c1[6] + c1[7] + c1[8]) - \
 		(c0[1] + c0[2] + c0[3] + c0[6] + c0[7] + c0[8]))) \
-		$(((d1[0] + d1[4]) - (d0[0] + d0[4])))
+$(((d1[0] + d1[4]) - (d0[0] + d0[4])))"
+	for i in "${!r1[@]}"; do out+=" $((r1[i] - ${r0[i]:-0}))"; done
+	echo "$out"
 }
 
 # run_jobs DRIVER ROUND CH DEV JOB...: one fio run with the jobs one after
@@ -245,14 +252,17 @@ run_jobs() {
 		snaps=$(jq -c --arg j "$job" --arg d "$d" '. + {($j): ($d | split(" ") | map(tonumber))}' <<<"$snaps")
 	done
 	recs=$(jq -c --arg drv "$drv" --argjson round "$round" --argjson ch "$ch" \
-		--argjson snaps "$snaps" '
-		.jobs[] | . as $j | $j.mixed as $m | ($snaps[$j.jobname] // [null, null]) as [$busy, $ios] | {
+		--argjson snaps "$snaps" --arg names "$RXE_COUNTERS" '
+		.jobs[] | . as $j | $j.mixed as $m | ($snaps[$j.jobname] // [null, null]) as [$busy, $ios] |
+		($snaps[$j.jobname] // [] | .[2:]) as $rxe | {
 			kind: "fio", driver: $drv, round: $round, ch: $ch, job: $j.jobname,
 			error: $j.error, iops: $m.iops, bw_bytes: $m.bw_bytes,
 			p50_us: ($m.clat_ns.percentile["50.000000"] / 1000),
 			p99_us: ($m.clat_ns.percentile["99.000000"] / 1000),
 			ios: $m.total_ios, usr_cpu: $j.usr_cpu, sys_cpu: $j.sys_cpu,
 			cpu_jiffies: $busy, disk_ios: $ios,
+			rxe: (($names | split(" ")) as $nm |
+				[range(0; $rxe | length) as $k | {($nm[$k]): $rxe[$k]}] | add),
 			cpu_us_per_io: (if $ios != null and $ios > 0 then $busy * 10000 / $ios else null end)
 		}' "$out") || die "cannot parse $out"
 	echo "$recs" >>"$RAW"
@@ -484,13 +494,15 @@ log "bench: rounds $BENCH_ROUNDS, ch_count $BENCH_CHS, ${BENCH_RAMP}+${BENCH_RUN
 record "$(jq -cn --arg k "$KVER" --arg o "$SRPT_KO" --arg i "$INTREE_KO" \
 	--argjson r "$BENCH_ROUNDS" --argjson rt "$BENCH_RUNTIME" --argjson ramp "$BENCH_RAMP" \
 	--arg jobs "$BENCH_JOBS" --arg chs "$BENCH_CHS" --argjson cpus "$(nproc)" \
-	--arg lun "$LUN_SIZE" '
-	{kind: "meta", kver: $k, ours_ko: $o, intree_ko: $i, rounds: $r,
+	--arg lun "$LUN_SIZE" --argjson mtu "${BENCH_MTU:-1500}" '
+	{kind: "meta", netdev_mtu: $mtu, kver: $k, ours_ko: $o, intree_ko: $i, rounds: $r,
 	 runtime_s: $rt, ramp_s: $ramp, jobs: ($jobs | split(" ")),
 	 ch_counts: ($chs | split(" ") | map(tonumber)), guest_cpus: $cpus,
 	 backstore: "LIO rd_mcp ramdisk, \($lun)"}')"
 
+RXE_MTU=${BENCH_MTU:-}
 setup_rxe || die "soft-RoCE setup failed"
+log "$RXE_NETDEV mtu $(cat /sys/class/net/$RXE_NETDEV/mtu), $RXE_DEV active_mtu $(ibv_devinfo -d $RXE_DEV -v 2>/dev/null | awk '/active_mtu/ {print $2; exit}')"
 write_snap_helper || die "cannot write $SNAP"
 if [[ $BENCH_RDMA == 1 ]]; then
 	modprobe -a rdma_ucm ib_uverbs || die "cannot load rdma_ucm/ib_uverbs"
@@ -500,10 +512,13 @@ if [[ $BENCH_RDMA == 1 ]]; then
 	rdma_bw ib_write_bw 18515
 	rdma_bw ib_read_bw 18516 -e
 fi
+# Odd rounds run ours first, even rounds the in-tree driver (A B, B A, ...):
+# a machine that gets slower or faster during the run does not favour one.
 for ((r = 1; r <= BENCH_ROUNDS; r++)); do
+	((r % 2)) || driver_round intree "$r"
 	driver_round ours "$r"
 	for v in $BENCH_VARIANTS; do driver_round "ours-${v%%:*}" "$r"; done
-	driver_round intree "$r"
+	((r % 2 == 0)) || driver_round intree "$r"
 done
 if dmesg | dmesg_splats >/dev/null; then
 	dmesg | dmesg_splats | head -n 5

@@ -280,6 +280,9 @@ setup_rxe() {
 		modprobe dummy numdummies=0 || return 1
 		ip link add "$RXE_NETDEV" type dummy || return 1
 		ip link set "$RXE_NETDEV" address "$RXE_MAC" || return 1
+		if [[ -n ${RXE_MTU:-} ]]; then
+			ip link set "$RXE_NETDEV" mtu "$RXE_MTU" || return 1
+		fi
 		ip addr add "$RXE_ADDR" dev "$RXE_NETDEV" || return 1
 		ip link set "$RXE_NETDEV" up || return 1
 	fi
