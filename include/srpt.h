@@ -212,12 +212,14 @@ struct srpt_recv_ioctx {
  * @rw:		RDMA READ/WRITE context
  * @sg:		local scatterlist of this buffer's part of the data
  * @nents:	entries in @sg
+ * @len:	bytes of this buffer
  * @chunked:	@sg is from srpt_alloc_chunks(), not target_alloc_sgl()
  */
 struct srpt_rw {
 	struct rdma_rw_ctx	rw;
 	struct scatterlist	*sg;
 	unsigned int		nents;
+	u32			len;
 	bool			chunked;
 };
 

@@ -384,6 +384,7 @@ free:
 static int srpt_alloc_sgl(struct srpt_send_ioctx *ioctx, u32 len, bool chain,
 			  struct srpt_rw *rw)
 {
+	rw->len = len;
 	rw->chunked = false;
 	if (!chain && len <= PAGE_SIZE) {
 		if (!ioctx->data_page)
@@ -1182,6 +1183,33 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
+ * srpt_zero_tail() - clear the part of a data-in buffer LIO did not fill
+ * @ioctx: a command with data for the initiator
+ * @len: bytes LIO produced (se_cmd->data_length)
+ *
+ * The RDMA WRITEs cover the initiator's whole buffers; they were set up
+ * when the command arrived.  When LIO produces less (residual underflow:
+ * an allocation or transfer length below the buffers' size), the rest of
+ * the local buffer still holds what an earlier command left there, such as
+ * another LUN's data, and the WRITEs would carry it to the initiator.
+ */
+static void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len)
+{
+	unsigned int i;
+
+	for (i = 0; i < ioctx->n_rw; i++) {
+		struct srpt_rw *rw = &ioctx->rw[i];
+
+		if (len >= rw->len) {
+			len -= rw->len;
+			continue;
+		}
+		sg_zero_buffer(rw->sg, rw->nents, rw->len - len, len);
+		len = 0;
+	}
+}
+
+/**
  * srpt_rsp_from_cmd() - response fields of a finished SCSI command
  * @ioctx: the command
  * @a: receives the fields
@@ -1300,6 +1328,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 	struct srpt_rsp_args a;
 	int ret;
 
+	srpt_zero_tail(ioctx, se_cmd->data_length);
 	srpt_rsp_from_cmd(ioctx, &a);
 	ret = srpt_post_rsp(ioctx, &a, ioctx->n_rw > 0);
 	return srpt_rsp_posted(ioctx, ret);

@@ -7,6 +7,7 @@
 // (24h/00h); after each the target must answer TEST UNIT READY on the same
 // channel and give back every credit.
 #include <algorithm>
+#include <cstring>
 #include <functional>
 
 #include "case_util.h"
@@ -742,6 +743,62 @@ void scsi_cases() {
                         describe(r)};
         if (!(r.flags & kRspFlagDiOver) || r.data_in_res_cnt != 60)
           throw Failure{"DIOVER with data_in_res_cnt 60", describe(r)};
+        healthy(ctx, *s);
+      });
+
+  add("scsi.underflow_no_stale_data",
+      "WRITE(16) and READ(16) of one 4 KiB page of a pattern; INQUIRY "
+      "(allocation length 36), then READ(16) of 1 block, each into a 4 KiB "
+      "buffer filled with EEh",
+      "GOOD with DIUNDER; past the data transferred, every byte of the "
+      "buffer is EEh (not written) or 00h, none left over from the pattern",
+      "SRP r16a SRP_RSP residuals: only the data the command produced is "
+      "the initiator's",
+      kNeedsLogin | kNeedsWrite, [](Context &ctx) {
+        const auto &f = ctx.facts();
+        auto s = ctx.login();
+        constexpr size_t kPage = 4096;
+        if (kPage % f.block_size || f.scratch_blocks < kPage / f.block_size)
+          throw Skip{"needs 4 KiB of scratch area in whole blocks (" +
+                     std::to_string(f.block_size) + "-byte blocks)"};
+        const auto n = static_cast<uint32_t>(kPage / f.block_size);
+        const Bytes data = pattern(kPage, 0x57a1e);
+        expect_good(write_blocks(ctx, *s, f.scratch_lba, data, Layout::kDirect),
+                    "WRITE(16)");
+        struct Probe {
+          const char *what;
+          Bytes cdb;
+          size_t len;  // bytes the command produces
+        };
+        std::vector<Probe> probes = {{"INQUIRY", cdb::inquiry(36), 36}};
+        // LIO accepts a READ shorter than its buffer with 512-byte blocks
+        // only.
+        if (f.block_size == 512)
+          probes.push_back(
+              {"READ(16) of 1 block", cdb::read16(f.scratch_lba, 1), 512});
+        for (const Probe &p : probes) {
+          // The target's buffer of the next command held the pattern.
+          expect_same(data, read_blocks(ctx, *s, f.scratch_lba, n,
+                                        Layout::kDirect),
+                      "read back");
+          std::memset(s->channel().data(), 0xee, kPage);
+          CmdBuilder b;
+          b.cdb(p.cdb).direct(DataDir::kIn, buf(*s, 0, kPage));
+          Rsp r = exec(ctx, *s, b);
+          expect_good(r, p.what);
+          if (!(r.flags & kRspFlagDiUnder) || r.data_in_res_cnt != kPage - p.len)
+            throw Failure{std::string(p.what) + ": DIUNDER with data_in_res_cnt " +
+                              std::to_string(kPage - p.len),
+                          describe(r)};
+          const uint8_t *got = s->channel().data();
+          for (size_t i = p.len; i < kPage; i++)
+            if (got[i] != 0xee && got[i] != 0)
+              throw Failure{std::string(p.what) +
+                                ": EEh or 00h past the data transferred",
+                            "byte " + std::to_string(i) + " is " +
+                                std::to_string(got[i]) + " (pattern: " +
+                                std::to_string(data[i]) + ")"};
+        }
         healthy(ctx, *s);
       });
 
