@@ -209,6 +209,20 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 }
 
 /**
+ * srpt_free_chunks() - free a scatterlist from srpt_alloc_chunks()
+ * @sg: the scatterlist
+ * @n: entries holding a chunk (the rest of the table, if any, is unused)
+ */
+static void srpt_free_chunks(struct scatterlist *sg, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		__free_pages(sg_page(&sg[i]), get_order(sg[i].length));
+	kfree(sg);
+}
+
+/**
  * srpt_free_sgl() - give back the local buffer of one remote buffer
  * @ioctx: the command
  * @rw: the buffer's scatterlist, from srpt_alloc_sgl()
@@ -218,18 +232,12 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
  */
 static void srpt_free_sgl(struct srpt_send_ioctx *ioctx, struct srpt_rw *rw)
 {
-	struct scatterlist *sg;
-	unsigned int i;
-
 	if (rw->sg == &ioctx->data_sg)
 		return;
-	if (!rw->chunked) {
+	if (rw->chunked)
+		srpt_free_chunks(rw->sg, rw->nents);
+	else
 		target_free_sgl(rw->sg, rw->nents);
-		return;
-	}
-	for_each_sg(rw->sg, sg, rw->nents, i)
-		__free_pages(sg_page(sg), get_order(sg->length));
-	kfree(rw->sg);
 }
 
 /**
@@ -325,9 +333,8 @@ static void srpt_ioctx_done(struct srpt_send_ioctx *ioctx)
  *
  * Chunks of up to SRPT_CHUNK_ORDER pages, allocated without reclaim
  * retries: when memory is fragmented the caller falls back to single
- * pages.  A 128 KiB transfer takes four allocations instead of 32, and
- * four scatterlist entries, so fewer SGEs and work requests, instead of
- * 32.
+ * pages.  A 128 KiB transfer takes four allocations and four scatterlist
+ * entries (so fewer SGEs and work requests) instead of 32 of each.
  *
  * Return: 0 or -ENOMEM (nothing allocated).
  */
@@ -348,20 +355,16 @@ static int srpt_alloc_chunks(u32 len, bool chain, struct srpt_rw *rw)
 
 		page = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NORETRY |
 				   __GFP_NOWARN, get_order(l));
-		if (!page)
-			goto free;
+		if (!page) {
+			srpt_free_chunks(sg, i);
+			return -ENOMEM;
+		}
 		sg_set_page(&sg[i], page, l, 0);
 	}
 	rw->sg = sg;
 	rw->nents = n;
 	rw->chunked = true;
 	return 0;
-
-free:
-	while (i--)
-		__free_pages(sg_page(&sg[i]), get_order(sg[i].length));
-	kfree(sg);
-	return -ENOMEM;
 }
 
 /**
