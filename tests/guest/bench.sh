@@ -3,8 +3,9 @@
 # the VM (scripts/vm sets KVER, RESULTS, PROJECT) and measures OUR ib_srpt
 # ($SRPT_KO) against the kernel's IN-TREE ib_srpt in the same boot, on the
 # same rxe0, the same ramdisk backstore (LIO rd_mcp) and the same fio jobs,
-# alternating the drivers (ours, in-tree, in-tree, ours, ours, ...) so that
-# drift of the shared host cancels out.  The kernel's ib_srp logs in over RDMA/CM
+# interleaving the drivers in short segments (a few jobs at one ch_count:
+# ours then in-tree, then in-tree then ours, ...) so that the two runs of a
+# job are seconds apart and drift of the shared host cancels out.  The kernel's ib_srp logs in over RDMA/CM
 # exactly as tests/guest/login.sh does.
 #
 # Writes raw measurements, one JSON object a line, to $RESULTS/raw.jsonl
@@ -16,7 +17,15 @@
 #   {"kind":"mem","driver":..,"channels":N,"slab_kib":..,...}
 #
 # Knobs (environment, set by scripts/bench with scripts/vm --env):
-#   BENCH_ROUNDS   rounds, A B then B A (default 3)
+#   BENCH_ROUNDS   rounds: each driver runs every job once per round
+#                  (default 3)
+#   BENCH_GROUP    jobs per segment (default 3): in a round, every group of
+#                  BENCH_GROUP jobs at every ch_count is a segment, which
+#                  the drivers run back to back; the order of the drivers
+#                  reverses from one segment to the next (A B, B A, A B,
+#                  ...) and from one round to the next, so a segment
+#                  mostly starts with the driver the previous one ended
+#                  with (no reload)
 #   BENCH_JOBS     fio job names to run (default: the whole matrix, see
 #                  job_args); BENCH_CHS ib_srp ch_count values (default "1 2")
 #   BENCH_RUNTIME  seconds measured per job (default 3), BENCH_RAMP seconds
@@ -31,7 +40,7 @@
 #   BENCH_PERF_FREQ  sampling frequency (default 499 Hz)
 #   BENCH_VARIANTS extra runs of our module with other parameters, each
 #                  LABEL:NAME=VAL[,NAME=VAL...]; measured as driver
-#                  "ours-LABEL" after "ours" in every round (experiments:
+#                  "ours-LABEL" after "ours" in every segment (experiments:
 #                  scripts/bench's table shows only ours and in-tree)
 #
 # Exit status: 0 if every driver loaded, every login worked and fio reported
@@ -48,6 +57,7 @@ GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 . "$GUEST_DIR/login.sh"
 
 : "${BENCH_ROUNDS:=3}"
+: "${BENCH_GROUP:=3}"
 : "${BENCH_JOBS:=4k-randread-qd1 4k-randread-qd32 4k-randwrite-qd1 4k-randwrite-qd32 64k-randrw-qd16 128k-read-qd8 128k-write-qd8 1m-read-qd4 1m-write-qd4}"
 : "${BENCH_CHS:=1 2}"
 : "${BENCH_RUNTIME:=3}"
@@ -216,8 +226,8 @@ $(((d1[0] + d1[4]) - (d0[0] + d0[4])))"
 run_jobs() {
 	local drv=$1 round=$2 ch=$3 dev=$4 job a out jobfile rc snaps="{}" d recs bad
 	shift 4
-	out=$RESULTS/fio/$drv-r$round-ch$ch.json
-	jobfile=$RESULTS/fio/$drv-r$round-ch$ch.fio
+	out=$RESULTS/fio/$drv-r$round-ch$ch-$1.json
+	jobfile=$RESULTS/fio/$drv-r$round-ch$ch-$1.fio
 	rm -f "$SNAP_DIR"/*
 	{
 		echo "[global]"
@@ -239,7 +249,7 @@ run_jobs() {
 		done
 	} >"$jobfile"
 	log "fio: $drv, round $round, ch_count=$ch: $*"
-	perf_start "$drv" "$round" "$ch"
+	perf_start "$drv" "$round" "$ch" "$1"
 	(cd /tmp && fio --output-format=json --output="$out" "$jobfile")
 	rc=$?
 	perf_stop
@@ -277,7 +287,7 @@ run_jobs() {
 
 PERF_PID="" PERF_NAME=""
 
-# perf_start DRIVER ROUND CH: if BENCH_PERF names DRIVER, start perf record
+# perf_start DRIVER ROUND CH JOB: if BENCH_PERF names DRIVER, start perf record
 # over all CPUs (cpu-clock: TCG has no PMU) in the background; perf_stop
 # ends it and writes the reports.  The data stays in the guest's /tmp.
 # perf needs many seconds under TCG to get going (it reads every process's
@@ -288,7 +298,7 @@ perf_start() {
 	PERF_PID="" PERF_NAME=""
 	[[ " $BENCH_PERF " == *" $1 "* ]] || return 0
 	command -v perf >/dev/null || { log "perf: not found, no profile"; return 0; }
-	PERF_NAME=$1-r$2-ch$3
+	PERF_NAME=$1-r$2-ch$3-$4
 	mkdir -p "$RESULTS/perf"
 	echo 0 >/proc/sys/kernel/kptr_restrict
 	rm -f /tmp/perf-ctl /tmp/perf-ack
@@ -462,26 +472,39 @@ mem_bench() {
 
 # ---------------------------------------------------------------- main --
 
-# driver_round DRIVER ROUND: load DRIVER, (round 1: memory), for each
-# ch_count log in and run every job, unload.
-driver_round() {
-	local drv=$1 round=$2 ch dev job
-	log "=== $drv, round $round"
-	kmsg "bench $drv round $round"
-	load_driver "$drv" || die "$drv: load or target setup failed"
-	if [[ $round == 1 ]]; then
-		mem_bench "$drv" || die "$drv: memory logins failed"
+CUR_DRV="" CUR_CH="" CUR_DEV="" MEM_DONE=""
+
+# use_driver DRIVER CH: make DRIVER the loaded ib_srpt with ib_srp logged
+# in with ch_count=CH (CUR_DEV: its disk), changing only what differs from
+# the current state.  The first load of each driver also takes its memory
+# figure, before any login.
+use_driver() {
+	local drv=$1 ch=$2
+	if [[ $CUR_DRV != "$drv" ]]; then
+		if [[ -n $CUR_DRV ]]; then
+			srp_logout_all || die "$CUR_DRV: logout failed"
+			unload_driver || die "$CUR_DRV: unload failed"
+		fi
+		CUR_DRV="" CUR_CH=""
+		log "=== $drv"
+		kmsg "bench $drv"
+		load_driver "$drv" || die "$drv: load or target setup failed"
+		CUR_DRV=$drv
+		if [[ " $MEM_DONE " != *" $drv "* ]]; then
+			mem_bench "$drv" || die "$drv: memory logins failed"
+			MEM_DONE+=" $drv"
+		fi
 	fi
-	for ch in $BENCH_CHS; do
-		srp_login_retry ch_count="$ch" || die "$drv: login with ch_count=$ch failed"
-		dev=$(srp_disk) || die "$drv: no disk after login with ch_count=$ch"
-		[[ $(srp_channels) == "$ch" ]] ||
-			die "$drv: ib_srp has $(srp_channels) channels, expected $ch"
-		# shellcheck disable=SC2086 # word splitting wanted
-		run_jobs "$drv" "$round" "$ch" "$dev" $BENCH_JOBS
+	[[ $CUR_CH == "$ch" ]] && return 0
+	if [[ -n $CUR_CH ]]; then
 		srp_logout_all || die "$drv: logout failed"
-	done
-	unload_driver || die "$drv: unload failed"
+	fi
+	CUR_CH=""
+	srp_login_retry ch_count="$ch" || die "$drv: login with ch_count=$ch failed"
+	CUR_DEV=$(srp_disk) || die "$drv: no disk after login with ch_count=$ch"
+	[[ $(srp_channels) == "$ch" ]] ||
+		die "$drv: ib_srp has $(srp_channels) channels, expected $ch"
+	CUR_CH=$ch
 }
 
 mkdir -p "$RESULTS/fio"
@@ -489,13 +512,15 @@ mkdir -p "$RESULTS/fio"
 [[ -f $SRPT_KO ]] || die "our module $SRPT_KO not found"
 [[ -n $INTREE_KO ]] || die "no in-tree ib_srpt under /lib/modules/$KVER/kernel/drivers/infiniband/ulp/srpt"
 for job in $BENCH_JOBS; do job_args "$job" >/dev/null || die "unknown job $job"; done
+[[ $BENCH_GROUP =~ ^[1-9][0-9]*$ ]] || die "BENCH_GROUP must be a positive number, not '$BENCH_GROUP'"
 log "bench: kernel $KVER, ours $SRPT_KO, in-tree $INTREE_KO"
-log "bench: rounds $BENCH_ROUNDS, ch_count $BENCH_CHS, ${BENCH_RAMP}+${BENCH_RUNTIME} s per job"
+log "bench: rounds $BENCH_ROUNDS, $BENCH_GROUP jobs per segment, ch_count $BENCH_CHS, ${BENCH_RAMP}+${BENCH_RUNTIME} s per job"
 record "$(jq -cn --arg k "$KVER" --arg o "$SRPT_KO" --arg i "$INTREE_KO" \
-	--argjson r "$BENCH_ROUNDS" --argjson rt "$BENCH_RUNTIME" --argjson ramp "$BENCH_RAMP" \
+	--argjson r "$BENCH_ROUNDS" --argjson grp "$BENCH_GROUP" --argjson rt "$BENCH_RUNTIME" --argjson ramp "$BENCH_RAMP" \
 	--arg jobs "$BENCH_JOBS" --arg chs "$BENCH_CHS" --argjson cpus "$(nproc)" \
 	--arg lun "$LUN_SIZE" --argjson mtu "${BENCH_MTU:-1500}" '
 	{kind: "meta", netdev_mtu: $mtu, kver: $k, ours_ko: $o, intree_ko: $i, rounds: $r,
+	 group: $grp,
 	 runtime_s: $rt, ramp_s: $ramp, jobs: ($jobs | split(" ")),
 	 ch_counts: ($chs | split(" ") | map(tonumber)), guest_cpus: $cpus,
 	 backstore: "LIO rd_mcp ramdisk, \($lun)"}')"
@@ -512,14 +537,43 @@ if [[ $BENCH_RDMA == 1 ]]; then
 	rdma_bw ib_write_bw 18515
 	rdma_bw ib_read_bw 18516 -e
 fi
-# Odd rounds run ours first, even rounds the in-tree driver (A B, B A, ...):
-# a machine that gets slower or faster during the run does not favour one.
-for ((r = 1; r <= BENCH_ROUNDS; r++)); do
-	((r % 2)) || driver_round intree "$r"
-	driver_round ours "$r"
-	for v in $BENCH_VARIANTS; do driver_round "ours-${v%%:*}" "$r"; done
-	((r % 2 == 0)) || driver_round intree "$r"
+# Segments: every group of BENCH_GROUP jobs at every ch_count, each run by
+# all drivers back to back, in an order that reverses from one segment to
+# the next (ours, in-tree | in-tree, ours | ...) and from one round to the
+# next for the same segment.  The two runs of a job are then seconds apart,
+# so a slow stretch of the host (they last tens of seconds under TCG) hits
+# both; each driver runs a job first in every other round; a segment starts
+# with the driver the previous one ended with, so there is about one
+# module swap per segment.
+groups=() g="" n=0
+for job in $BENCH_JOBS; do
+	g+="${g:+ }$job"
+	((++n % BENCH_GROUP)) || { groups+=("$g"); g=""; }
 done
+[[ -z $g ]] || groups+=("$g")
+drivers=(ours)
+for v in $BENCH_VARIANTS; do drivers+=("ours-${v%%:*}"); done
+drivers+=(intree)
+for ((r = 1; r <= BENCH_ROUNDS; r++)); do
+	log "--- round $r"
+	seg=$((r - 1))
+	for ch in $BENCH_CHS; do
+		for g in "${groups[@]}"; do
+			order=("${drivers[@]}")
+			if ((seg++ % 2)); then
+				order=()
+				for ((i = ${#drivers[@]} - 1; i >= 0; i--)); do order+=("${drivers[i]}"); done
+			fi
+			for d in "${order[@]}"; do
+				use_driver "$d" "$ch"
+				# shellcheck disable=SC2086 # word splitting wanted
+				run_jobs "$d" "$r" "$ch" "$CUR_DEV" $g
+			done
+		done
+	done
+done
+srp_logout_all || die "$CUR_DRV: logout failed"
+unload_driver || die "$CUR_DRV: unload failed"
 if dmesg | dmesg_splats >/dev/null; then
 	dmesg | dmesg_splats | head -n 5
 	die "kernel splat in the guest log"
