@@ -132,6 +132,29 @@ kernel_died() {
 	((taint & 128))
 }
 
+# case_tasks PID: PID and its descendants, one per line, parents first.
+case_tasks() {
+	local p
+	echo "$1"
+	for p in $(pgrep -P "$1"); do case_tasks "$p"; done
+}
+
+# dump_case_tasks PID: state, wait channel, command line and kernel stack
+# of PID and every descendant, so a case that timed out shows where it
+# was stuck (a killable or interruptible sleep is not reported by the
+# kernel's hung-task detector).
+dump_case_tasks() {
+	local p
+	echo "--- tasks of the case when it timed out:"
+	for p in $(case_tasks "$1"); do
+		[[ -r /proc/$p/stat ]] || continue
+		echo "pid $p state $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" \
+			"wchan $(cat "/proc/$p/wchan" 2>/dev/null):" \
+			"$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+		sed 's/^/    /' "/proc/$p/stack" 2>/dev/null
+	done
+}
+
 # run_case NAME FUNCTION [ARGS...]
 run_case() {
 	local name=$1 fn=$2 rc reason splats pid wd
@@ -159,6 +182,7 @@ run_case() {
 		s=$!
 		wait "$s"
 		echo "case timed out after ${CASE_TIMEOUT}s" >>"$CASES_DIR/$name.reason"
+		dump_case_tasks "$pid" >>"$CASES_DIR/$name.log" 2>&1
 		pkill -9 -P "$pid"
 		kill -9 "$pid"
 	) >/dev/null 2>&1 &
