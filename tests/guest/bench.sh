@@ -15,6 +15,8 @@
 #    "iops":..,"bw_bytes":..,"p50_us":..,"p99_us":..,"cpu_us_per_io":..,...}
 #   {"kind":"rdma","test":"ib_write_bw|ib_read_bw","mib_s":..|null,"error":..}
 #   {"kind":"mem","driver":..,"channels":N,"slab_kib":..,...}
+#   {"kind":"perf","driver":..,"round":R,"ch":C,"jobs":[..],"period_ns":..,
+#    "samples":N,"target_samples":N}   (with BENCH_PERF; see perf_stop)
 #
 # Knobs (environment, set by scripts/bench with scripts/vm --env):
 #   BENCH_ROUNDS   rounds: each driver runs every job once per round
@@ -249,7 +251,7 @@ run_jobs() {
 		done
 	} >"$jobfile"
 	log "fio: $drv, round $round, ch_count=$ch: $*"
-	perf_start "$drv" "$round" "$ch" "$1"
+	perf_start "$drv" "$round" "$ch" "$@"
 	(cd /tmp && fio --output-format=json --output="$out" "$jobfile")
 	rc=$?
 	perf_stop
@@ -285,20 +287,25 @@ run_jobs() {
 
 # ------------------------------------------------------------- profile --
 
-PERF_PID="" PERF_NAME=""
+PERF_PID="" PERF_NAME="" PERF_REC=""
 
-# perf_start DRIVER ROUND CH JOB: if BENCH_PERF names DRIVER, start perf record
-# over all CPUs (cpu-clock: TCG has no PMU) in the background; perf_stop
-# ends it and writes the reports.  The data stays in the guest's /tmp.
-# perf needs many seconds under TCG to get going (it reads every process's
-# maps): it starts with its events disabled and this waits until perf has
-# acknowledged "enable" on its control FIFO, so the profile covers fio.
+# perf_start DRIVER ROUND CH JOB...: if BENCH_PERF names DRIVER, start perf
+# record over all CPUs (cpu-clock: TCG has no PMU) in the background;
+# perf_stop ends it and writes the reports.  The data stays in the guest's
+# /tmp.  perf needs many seconds under TCG to get going (it reads every
+# process's maps): it starts with its events disabled and this waits until
+# perf has acknowledged "enable" on its control FIFO, so the profile covers
+# fio.
 perf_start() {
 	local ctl ack a=""
-	PERF_PID="" PERF_NAME=""
+	PERF_PID="" PERF_NAME="" PERF_REC=""
 	[[ " $BENCH_PERF " == *" $1 "* ]] || return 0
 	command -v perf >/dev/null || { log "perf: not found, no profile"; return 0; }
 	PERF_NAME=$1-r$2-ch$3-$4
+	PERF_REC=$(jq -nc --arg drv "$1" --argjson round "$2" --argjson ch "$3" \
+		--arg jobs "${*:4}" --argjson period $((1000000000 / BENCH_PERF_FREQ)) \
+		'{kind: "perf", driver: $drv, round: $round, ch: $ch,
+		  jobs: ($jobs | split(" ")), period_ns: $period}')
 	mkdir -p "$RESULTS/perf"
 	echo 0 >/proc/sys/kernel/kptr_restrict
 	rm -f /tmp/perf-ctl /tmp/perf-ack
@@ -316,24 +323,37 @@ perf_start() {
 
 # perf_stop: stop the profile perf_start began (if any) and write, in
 # $RESULTS/perf/: NAME.self.txt (self time by symbol), NAME.children.txt
-# (inclusive time by symbol) and NAME.comm.txt (time by task and object).
+# (inclusive time by symbol) and NAME.comm.txt (time by task and object);
+# and append a "perf" record to raw.jsonl with the number of samples and of
+# target samples.  A target sample is one whose kernel call chain runs
+# through the target's own completion work: ib_cq_poll_work (both drivers
+# poll their CQs from ib_comp_wq; ib_srp polls from softirq and directly,
+# the MAD layer is idle during fio) or LIO's completion work
+# (target_complete_ok_work, target_complete_failure_work).  Softirq work
+# that interrupted it (rxe's packet receive, ib_srp's completions) is not
+# counted.  scripts/bench turns the count into target CPU time per I/O.
 perf_stop() {
-	local d r=$RESULTS/perf/$PERF_NAME
+	local d r=$RESULTS/perf/$PERF_NAME n t
 	[[ -n $PERF_PID ]] || return 0
 	kill -INT "$PERF_PID" 2>/dev/null
 	wait "$PERF_PID"
 	PERF_PID=""
 	d=/tmp/perf-$PERF_NAME.data
-	perf report -i "$d" --stdio --no-children --sort sym -g none \
-		--percent-limit 0.2 >"$r.self.txt" 2>/dev/null
-	perf report -i "$d" --stdio --children --sort sym -g none \
-		--percent-limit 1 >"$r.children.txt" 2>/dev/null
-	perf report -i "$d" --stdio --no-children --sort comm,dso -g none \
-		--percent-limit 0.5 >"$r.comm.txt" 2>/dev/null
-	perf report -i "$d" --stdio --no-children --sort cpu -g none \
-		>"$r.cpu.txt" 2>/dev/null
+	set -- -i "$d" --stdio --kallsyms=/proc/kallsyms -g none
+	perf report "$@" --no-children --sort sym --percent-limit 0.2 >"$r.self.txt" 2>/dev/null
+	perf report "$@" --children --sort sym --percent-limit 1 >"$r.children.txt" 2>/dev/null
+	perf report "$@" --no-children --sort comm,dso --percent-limit 0.5 >"$r.comm.txt" 2>/dev/null
+	perf report "$@" --no-children --sort cpu >"$r.cpu.txt" 2>/dev/null
+	n=$(perf script -i "$d" --kallsyms=/proc/kallsyms -F comm,ip,sym 2>/dev/null |
+		awk -v RS= '{ n++ }
+			/ib_cq_poll_work|target_complete_(ok|failure)_work/ &&
+			!/handle_softirqs|__do_softirq/ { t++ }
+			END { print n + 0, t + 0 }')
+	t=${n#* } n=${n%% *}
+	record "$(jq -c --argjson n "${n:-0}" --argjson t "${t:-0}" \
+		'. + {samples: $n, target_samples: $t}' <<<"$PERF_REC")"
 	rm -f "$d"
-	log "perf: profile of $PERF_NAME in $r.*.txt"
+	log "perf: profile of $PERF_NAME in $r.*.txt; $t of $n samples in the target's completion work"
 }
 
 # ---------------------------------------------------------- RDMA bound --
