@@ -173,11 +173,42 @@ udev_start() {
 }
 udev_stop() { udevadm control --exit; }
 
+# mpath_maps: the names of the multipath maps.
+mpath_maps() {
+	dmsetup ls --target multipath 2>/dev/null | awk '$2 ~ /^\(/ { print $1 }'
+}
+
+# dm_openers: the processes that have a device-mapper node open, with
+# their state and kernel stack (why a map could not be removed).
+dm_openers() {
+	local fd p f
+	for fd in /proc/[0-9]*/fd/*; do
+		f=$(readlink "$fd" 2>/dev/null)
+		[[ $f == /dev/dm-* || $f == /dev/mapper/* ]] || continue
+		p=${fd#/proc/} p=${p%%/*}
+		echo "pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)) has $f open," \
+			"state $(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null):"
+		cat "/proc/$p/stack" 2>/dev/null
+	done
+}
+
 # mpath_cleanup: stop multipathd, remove the maps and stop udev (also
-# when the case fails).
+# when the case fails).  The maps queue I/O while they have no path
+# (no_path_retry queue); they are first told to fail it instead, so that
+# no reader stays blocked on a map whose paths go away with the logout
+# (once, 'dmsetup remove_all' left a map open here, and the target
+# teardown after it hung).  A map that stays is reported with its openers.
 mpath_cleanup() {
+	local m
 	multipathd shutdown >/dev/null 2>&1
+	for m in $(mpath_maps); do
+		dmsetup message "$m" 0 fail_if_no_path >/dev/null 2>&1
+	done
 	multipath -F >/dev/null 2>&1 || dmsetup remove_all
+	if [[ -n $(mpath_maps) ]]; then
+		log "multipath maps left after cleanup: $(mpath_maps | tr '\n' ' ')"
+		dm_openers
+	fi
 	udev_stop 2>/dev/null
 	return 0
 }
