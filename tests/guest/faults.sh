@@ -178,17 +178,16 @@ mpath_maps() {
 	dmsetup ls --target multipath 2>/dev/null | awk '$2 ~ /^\(/ { print $1 }'
 }
 
-# dm_openers: the processes that have a device-mapper node open, with
-# their state and kernel stack (why a map could not be removed).
+# dm_openers: the processes that have a device-mapper node open, each
+# with its task_report (why a map could not be removed).
 dm_openers() {
 	local fd p f
 	for fd in /proc/[0-9]*/fd/*; do
 		f=$(readlink "$fd" 2>/dev/null)
 		[[ $f == /dev/dm-* || $f == /dev/mapper/* ]] || continue
 		p=${fd#/proc/} p=${p%%/*}
-		echo "pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)) has $f open," \
-			"state $(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null):"
-		cat "/proc/$p/stack" 2>/dev/null
+		echo "$f is open in:"
+		task_report "$p"
 	done
 }
 

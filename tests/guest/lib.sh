@@ -139,20 +139,23 @@ case_tasks() {
 	for p in $(pgrep -P "$1"); do case_tasks "$p"; done
 }
 
-# dump_case_tasks PID: state, wait channel, command line and kernel stack
-# of PID and every descendant, so a case that timed out shows where it
-# was stuck (a killable or interruptible sleep is not reported by the
-# kernel's hung-task detector).
+# task_report PID: state, wait channel, command line and kernel stack of
+# PID (nothing if it is gone).
+task_report() {
+	[[ -r /proc/$1/stat ]] || return 0
+	echo "pid $1 state $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" \
+		"wchan $(cat "/proc/$1/wchan" 2>/dev/null):" \
+		"$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)"
+	sed 's/^/    /' "/proc/$1/stack" 2>/dev/null
+}
+
+# dump_case_tasks PID: task_report of PID and every descendant, so a case
+# that timed out shows where it was stuck (a killable or interruptible
+# sleep is not reported by the kernel's hung-task detector).
 dump_case_tasks() {
 	local p
 	echo "--- tasks of the case when it timed out:"
-	for p in $(case_tasks "$1"); do
-		[[ -r /proc/$p/stat ]] || continue
-		echo "pid $p state $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" \
-			"wchan $(cat "/proc/$p/wchan" 2>/dev/null):" \
-			"$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
-		sed 's/^/    /' "/proc/$p/stack" 2>/dev/null
-	done
+	for p in $(case_tasks "$1"); do task_report "$p"; done
 }
 
 # run_case NAME FUNCTION [ARGS...]
