@@ -213,14 +213,12 @@ struct srpt_recv_ioctx {
  * @sg:		local scatterlist of this buffer's part of the data
  * @nents:	entries in @sg
  * @len:	bytes of this buffer
- * @chunked:	@sg is from srpt_alloc_chunks(), not target_alloc_sgl()
  */
 struct srpt_rw {
 	struct rdma_rw_ctx	rw;
 	struct scatterlist	*sg;
 	unsigned int		nents;
 	u32			len;
-	bool			chunked;
 };
 
 /* Life of a command context, as reported by get_cmd_state. */
@@ -242,7 +240,8 @@ enum srpt_cmd_state {
 #define SRPT_CRED_REQ_TAG	0x5352505443520000ULL
 #define SRPT_MAX_CDB_LEN	(16 + 63 * 4)	/* CDB + largest additional CDB */
 #define SRPT_MAX_CMD_DATA	SZ_32M		/* largest transfer of one command */
-#define SRPT_CHUNK_ORDER	3	/* data buffer chunks: 32 KiB on x86 */
+/* Data buffer pages are allocated in blocks of up to 2^this pages. */
+#define SRPT_CHUNK_ORDER	3
 
 /**
  * struct srpt_send_ioctx - context of one SRP request (SCSI command or TMF)
@@ -254,7 +253,8 @@ enum srpt_cmd_state {
  * @rsp_buf:	response IU buffer, max_ti_iu_len bytes
  * @rsp_dma:	its DMA address
  * @recv:	receive buffer holding immediate data, returned after use
- * @imm_sg:	scatterlist over the immediate data
+ * @imm_sg:	scatterlist over the immediate data, page by page; points
+ *		into the channel's @imm_sg_pool (NULL without immediate data)
  * @rw:		remote buffers (points at @rw_inline or an allocated array)
  * @n_rw:	entries in @rw
  * @rw_inline:	storage for the common single-buffer case
@@ -289,7 +289,7 @@ struct srpt_send_ioctx {
 	void			*rsp_buf;
 	u64			rsp_dma;
 	struct srpt_recv_ioctx	*recv;
-	struct scatterlist	imm_sg;
+	struct scatterlist	*imm_sg;
 	struct srpt_rw		*rw;
 	unsigned int		n_rw;
 	struct srpt_rw		rw_inline[SRPT_MAX_INLINE_RW];
@@ -356,6 +356,10 @@ enum srpt_ch_state {
  * @recv_ring:	receive buffers
  * @ioctx_ring:	command contexts
  * @n_ioctx:	entries in @ioctx_ring
+ * @imm_sg_pool: the contexts' immediate-data scatterlists, @imm_sg_max
+ *		entries each (NULL without immediate data)
+ * @imm_sg_max:	entries per context: enough for max_it_iu_len bytes at any
+ *		offset in a page
  * @free_list:	unused command contexts
  * @wait_list:	requests received while @free_list was empty
  * @sq_wait:	driver-built responses waiting for send queue space
@@ -403,6 +407,8 @@ struct srpt_channel {
 	struct srpt_recv_ioctx	*recv_ring;
 	struct srpt_send_ioctx	*ioctx_ring;
 	u32			n_ioctx;
+	struct scatterlist	*imm_sg_pool;
+	u32			imm_sg_max;
 	struct list_head	free_list;
 	struct list_head	wait_list;
 	struct list_head	sq_wait;

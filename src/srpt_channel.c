@@ -190,6 +190,8 @@ static void srpt_free_ioctx_ring(struct srpt_channel *ch)
 	}
 	kvfree(ch->ioctx_ring);
 	ch->ioctx_ring = NULL;
+	kvfree(ch->imm_sg_pool);
+	ch->imm_sg_pool = NULL;
 }
 
 /**
@@ -217,10 +219,20 @@ static int srpt_alloc_ioctx_ring(struct srpt_channel *ch)
 				  GFP_KERNEL);
 	if (!ch->ioctx_ring)
 		return -ENOMEM;
+	if (ch->imm_data) {
+		ch->imm_sg_max = DIV_ROUND_UP(ch->max_it_iu_len, PAGE_SIZE) + 1;
+		ch->imm_sg_pool = kvcalloc(ch->n_ioctx * ch->imm_sg_max,
+					   sizeof(*ch->imm_sg_pool),
+					   GFP_KERNEL);
+		if (!ch->imm_sg_pool)
+			goto nomem;
+	}
 	for (i = 0; i < ch->n_ioctx; i++) {
 		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];
 
 		srpt_ioctx_init(ch, ioctx);
+		if (ch->imm_sg_pool)
+			ioctx->imm_sg = &ch->imm_sg_pool[i * ch->imm_sg_max];
 		ioctx->rsp_buf = kmalloc(ch->max_ti_iu_len, GFP_KERNEL);
 		if (!ioctx->rsp_buf)
 			goto nomem;

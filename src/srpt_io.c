@@ -209,34 +209,16 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 }
 
 /**
- * srpt_free_chunks() - free a scatterlist from srpt_alloc_chunks()
- * @sg: the scatterlist
- * @n: entries holding a chunk (the rest of the table, if any, is unused)
- */
-static void srpt_free_chunks(struct scatterlist *sg, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		__free_pages(sg_page(&sg[i]), get_order(sg[i].length));
-	kfree(sg);
-}
-
-/**
  * srpt_free_sgl() - give back the local buffer of one remote buffer
  * @ioctx: the command
  * @rw: the buffer's scatterlist, from srpt_alloc_sgl()
  *
- * The page the context keeps (see srpt_alloc_sgl()) stays with it; chunks
- * and pages from target_alloc_sgl() are freed.
+ * The page the context keeps (see srpt_alloc_sgl()) stays with it; every
+ * other buffer is a table of single pages, freed page by page.
  */
 static void srpt_free_sgl(struct srpt_send_ioctx *ioctx, struct srpt_rw *rw)
 {
-	if (rw->sg == &ioctx->data_sg)
-		return;
-	if (rw->chunked)
-		srpt_free_chunks(rw->sg, rw->nents);
-	else
+	if (rw->sg != &ioctx->data_sg)
 		target_free_sgl(rw->sg, rw->nents);
 }
 
@@ -326,44 +308,56 @@ static void srpt_ioctx_done(struct srpt_send_ioctx *ioctx)
 }
 
 /**
- * srpt_alloc_chunks() - local buffer of physically contiguous chunks
- * @len: bytes, more than a page
+ * srpt_alloc_pages() - local buffer of @len bytes, one page per entry
+ * @len: bytes, more than zero
  * @chain: the scatterlist must have room for a chain entry
  * @rw: receives the scatterlist (@rw->sg, @rw->nents)
  *
- * Chunks of up to SRPT_CHUNK_ORDER pages, allocated without reclaim
- * retries: when memory is fragmented the caller falls back to single
- * pages.  A 128 KiB transfer takes four allocations and four scatterlist
- * entries (so fewer SGEs and work requests) instead of 32 of each.
+ * Every entry is one page: LIO maps the data of the commands it emulates
+ * (transport_kmap_data_sg()) and pscsi builds its bios assuming exactly
+ * that, and reads or writes past the mapping when an entry spans pages.
+ * The pages come in blocks of up to 2^%SRPT_CHUNK_ORDER, allocated without
+ * reclaim retries and split into single pages (split_page()), so a
+ * 128 KiB buffer costs four page allocations instead of 32; when no block
+ * is free, single pages are taken.  Each page is freed on its own, which
+ * is what target_free_sgl() does.
  *
  * Return: 0 or -ENOMEM (nothing allocated).
  */
-static int srpt_alloc_chunks(u32 len, bool chain, struct srpt_rw *rw)
+static int srpt_alloc_pages(u32 len, bool chain, struct srpt_rw *rw)
 {
-	unsigned int order = min_t(unsigned int, get_order(len),
-				   SRPT_CHUNK_ORDER);
-	u32 chunk = PAGE_SIZE << order, n = DIV_ROUND_UP(len, chunk), i;
+	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i = 0, j;
 	struct scatterlist *sg;
 
 	sg = kmalloc_array(n + chain, sizeof(*sg), GFP_KERNEL);
 	if (!sg)
 		return -ENOMEM;
 	sg_init_table(sg, n + chain);
-	for (i = 0; i < n; i++) {
-		u32 l = min(len - i * chunk, chunk);
-		struct page *page;
+	while (i < n) {
+		unsigned int order = min_t(unsigned int, ilog2(n - i),
+					   SRPT_CHUNK_ORDER);
+		struct page *page = NULL;
 
-		page = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_NORETRY |
-				   __GFP_NOWARN, get_order(l));
-		if (!page) {
-			srpt_free_chunks(sg, i);
-			return -ENOMEM;
+		if (order)
+			page = alloc_pages(GFP_KERNEL | __GFP_NORETRY |
+					   __GFP_NOWARN, order);
+		if (page) {
+			split_page(page, order);
+		} else {
+			order = 0;
+			page = alloc_page(GFP_KERNEL);
+			if (!page) {
+				target_free_sgl(sg, i);
+				return -ENOMEM;
+			}
 		}
-		sg_set_page(&sg[i], page, l, 0);
+		for (j = 0; j < 1U << order; j++, i++)
+			sg_set_page(&sg[i], page + j,
+				    min_t(u32, len - i * PAGE_SIZE, PAGE_SIZE),
+				    0);
 	}
 	rw->sg = sg;
 	rw->nents = n;
-	rw->chunked = true;
 	return 0;
 }
 
@@ -378,8 +372,7 @@ static int srpt_alloc_chunks(u32 len, bool chain, struct srpt_rw *rw)
  * needed), such as a 4 KiB read, uses the page the context keeps for that:
  * allocating and freeing a page for every such command was about a third
  * of the target's completion work in a profile of 4 KiB random reads.
- * Larger ones get chunks (srpt_alloc_chunks()), or pages from
- * target_alloc_sgl() if no chunks are free; either is freed with the
+ * Larger ones get pages of their own (srpt_alloc_pages()), freed with the
  * command.
  *
  * Return: 0 or -ENOMEM.
@@ -388,7 +381,6 @@ static int srpt_alloc_sgl(struct srpt_send_ioctx *ioctx, u32 len, bool chain,
 			  struct srpt_rw *rw)
 {
 	rw->len = len;
-	rw->chunked = false;
 	if (!chain && len <= PAGE_SIZE) {
 		if (!ioctx->data_page)
 			ioctx->data_page = alloc_page(GFP_KERNEL);
@@ -400,9 +392,7 @@ static int srpt_alloc_sgl(struct srpt_send_ioctx *ioctx, u32 len, bool chain,
 			return 0;
 		}
 	}
-	if (len > PAGE_SIZE && !srpt_alloc_chunks(len, chain, rw))
-		return 0;
-	return target_alloc_sgl(&rw->sg, &rw->nents, len, false, chain);
+	return srpt_alloc_pages(len, chain, rw);
 }
 
 /**
@@ -744,6 +734,39 @@ static int srpt_lio_task_attr(u8 attr)
 }
 
 /**
+ * srpt_imm_sgl() - describe immediate data page by page
+ * @sgl: scatterlist of @max entries
+ * @max: entries in @sgl, enough for the longest immediate data of the
+ *	channel (its imm_sg_max)
+ * @buf: the data, inside a receive buffer
+ * @len: bytes of data
+ *
+ * A receive buffer is one slab object, contiguous in memory, but LIO and
+ * pscsi need every entry within a page (see srpt_alloc_pages()): the data
+ * is cut at page boundaries.
+ *
+ * Return: entries used, 0 for no data.
+ */
+static unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max,
+				 u8 *buf, u32 len)
+{
+	unsigned int n = 0;
+
+	if (!len)
+		return 0;
+	sg_init_table(sgl, max);
+	while (len && n < max) {
+		u32 l = min_t(u32, len, PAGE_SIZE - offset_in_page(buf));
+
+		sg_set_buf(&sgl[n++], buf, l);
+		buf += l;
+		len -= l;
+	}
+	sg_mark_end(&sgl[n - 1]);
+	return n;
+}
+
+/**
  * srpt_handle_cmd() - process an SRP_CMD
  * @ch: channel
  * @r: receive buffer holding the IU
@@ -813,9 +836,9 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 
 	if (ci.fmt == SRPT_DATA_DESC_IMM) {
 		ioctx->recv = r;
-		sg_init_one(&ioctx->imm_sg, r->buf + ci.imm_offset, ci.imm_len);
-		sgl = &ioctx->imm_sg;
-		nents = 1;
+		nents = srpt_imm_sgl(ioctx->imm_sg, ch->imm_sg_max,
+				     r->buf + ci.imm_offset, ci.imm_len);
+		sgl = nents ? ioctx->imm_sg : NULL;
 		atomic64_inc(&ch->stats.imm_cmds);
 	} else if (ci.ndesc) {
 		ret = srpt_map_data(ch, ioctx, &ci, &sgl, &nents);
