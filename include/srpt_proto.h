@@ -452,6 +452,8 @@ struct srpt_cmd_info {
  * @SRPT_CMD_LEN_MISMATCH: descriptor lengths disagree with the total length
  * @SRPT_CMD_TOO_LONG: IU longer than the negotiated max_it_iu_len
  * @SRPT_CMD_TOO_MUCH_DATA: transfer larger than the target accepts
+ * @SRPT_CMD_CDB_SHORT: the CDB's own length (variable-length CDB) is more
+ *	than the 16 + additional CDB bytes of the IU
  */
 enum srpt_cmd_err {
 	SRPT_CMD_OK,
@@ -469,7 +471,10 @@ enum srpt_cmd_err {
 	SRPT_CMD_LEN_MISMATCH,
 	SRPT_CMD_TOO_LONG,
 	SRPT_CMD_TOO_MUCH_DATA,
+	SRPT_CMD_CDB_SHORT,
 };
+
+u32 srpt_cdb_size(const u8 *cdb);
 
 int srpt_cmd_parse(const void *iu, size_t len, bool imm_negotiated,
 		   u32 imm_data_offset, struct srpt_cmd_info *out,

@@ -416,6 +416,26 @@ static enum srpt_cmd_err srpt_cmd_parse_imm(const u8 *p, size_t len, u32 off,
 }
 
 /**
+ * srpt_cdb_size() - bytes a SCSI CDB says it has
+ * @cdb: the CDB, at least 16 bytes readable
+ *
+ * What the SCSI midlayer's scsi_command_size() computes, and so how many
+ * bytes LIO copies from the CDB it is given: the opcode's group size (6,
+ * 10, 12 or 16 bytes), or for a variable-length CDB (7Fh) its additional
+ * CDB length (byte 7) plus 8.
+ *
+ * Return: the size in bytes, 6 to 263.
+ */
+u32 srpt_cdb_size(const u8 *cdb)
+{
+	static const u8 group_size[8] = { 6, 10, 10, 12, 16, 12, 10, 10 };
+
+	if (cdb[0] == 0x7f)
+		return cdb[7] + 8U;
+	return group_size[cdb[0] >> 5];
+}
+
+/**
  * srpt_cmd_do_parse() - body of srpt_cmd_parse()
  * @p: the IU
  * @len: IU length
@@ -448,6 +468,8 @@ static enum srpt_cmd_err srpt_cmd_do_parse(const u8 *p, size_t len,
 		return SRPT_CMD_CDB_OVERFLOW;
 	out->cdb = p + offsetof(struct srpt_wire_cmd, cdb);
 	out->cdb_len = sizeof(hdr.cdb) + hdr.add_cdb_len;
+	if (srpt_cdb_size(out->cdb) > out->cdb_len)
+		return SRPT_CMD_CDB_SHORT;
 
 	if (!srpt_task_attr_valid(hdr.task_attr))
 		return SRPT_CMD_BAD_TASK_ATTR;
@@ -499,7 +521,9 @@ static enum srpt_cmd_err srpt_cmd_do_parse(const u8 *p, size_t len,
  *
  * The opcode is not checked: the caller dispatches on it. Checks, in order:
  * fixed header present; additional CDB length with zero reserved bits and
- * inside the IU; task attribute 0, 1, 2 or 4; not bidirectional; defined
+ * inside the IU; a CDB no longer than the IU carries (a variable-length
+ * CDB's own length, see srpt_cdb_size(), within the 16 + additional CDB
+ * bytes); task attribute 0, 1, 2 or 4; not bidirectional; defined
  * descriptor formats (immediate only for data-out, and only if negotiated).
  * Then per format: direct needs a descriptor count of 0 or 1 (the Linux
  * initiator sends 0) with the other direction's count 0, and the descriptor
@@ -573,6 +597,8 @@ const char *srpt_cmd_err_str(enum srpt_cmd_err e)
 		return "IU shorter than the SRP_CMD header";
 	case SRPT_CMD_CDB_OVERFLOW:
 		return "additional CDB length malformed or beyond the IU";
+	case SRPT_CMD_CDB_SHORT:
+		return "CDB length field claims more bytes than the IU carries";
 	case SRPT_CMD_BIDI:
 		return "bidirectional commands are not supported";
 	case SRPT_CMD_BAD_FMT:
@@ -608,7 +634,8 @@ const char *srpt_cmd_err_str(enum srpt_cmd_err e)
  * @asc: receives the additional sense code
  * @ascq: receives the additional sense code qualifier
  *
- * Every error maps to ILLEGAL REQUEST: a bidirectional command to INVALID
+ * Every error maps to ILLEGAL REQUEST: a bidirectional command and a CDB
+ * whose own length field reaches past the bytes the IU carries to INVALID
  * FIELD IN CDB (24h/00h), everything else, being a defect of the SRP IU
  * rather than of the CDB, to INVALID FIELD IN INFORMATION UNIT (0Eh/03h).
  * %SRPT_CMD_OK gives NO SENSE (all zero).
@@ -623,6 +650,7 @@ void srpt_cmd_err_sense(enum srpt_cmd_err e, u8 *sense_key, u8 *asc,
 		*ascq = 0x00;
 		break;
 	case SRPT_CMD_BIDI:
+	case SRPT_CMD_CDB_SHORT:
 		*sense_key = 0x05;
 		*asc = 0x24;
 		*ascq = 0x00;

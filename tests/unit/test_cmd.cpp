@@ -153,6 +153,73 @@ TEST(Cmd, AdditionalCdb)
 	}
 }
 
+TEST(Cmd, CdbSize)
+{
+	// The group sizes of SAM (what scsi_command_size() computes).
+	const struct { uint8_t op; uint32_t size; } ops[] = {
+		{ 0x00, 6 }, { 0x12, 6 }, { 0x28, 10 }, { 0x5a, 10 },
+		{ 0x7e, 12 }, { 0x88, 16 }, { 0x9e, 16 }, { 0xa0, 12 },
+		{ 0xa8, 12 }, { 0xc0, 10 }, { 0xff, 10 },
+	};
+	uint8_t cdb[16] = {};
+
+	for (const auto &o : ops) {
+		cdb[0] = o.op;
+		cdb[7] = 0xff;	// only a variable-length CDB reads it
+		EXPECT_EQ(srpt_cdb_size(cdb), o.size) << int(o.op);
+	}
+	cdb[0] = 0x7f;
+	for (int add : { 0, 8, 0x18, 0xf8, 0xff }) {
+		cdb[7] = uint8_t(add);
+		EXPECT_EQ(srpt_cdb_size(cdb), uint32_t(add) + 8) << add;
+	}
+}
+
+// A variable-length CDB (7Fh) says its own length in byte 7; LIO copies that
+// many bytes from the CDB it is handed, so it must not exceed the 16 +
+// additional CDB bytes the IU carries.
+TEST(Cmd, VariableLengthCdbInsideIu)
+{
+	Bytes b = cmd(0, 0, 0, 0);
+	uint8_t key, asc, ascq;
+
+	b[32] = 0x7f;
+	b[32 + 7] = 0x08;	// 16 bytes: fits the inline CDB
+	EXPECT_EQ(err_of(b), SRPT_CMD_OK);
+	b[32 + 7] = 0x09;	// 17 bytes
+	EXPECT_EQ(err_of(b), SRPT_CMD_CDB_SHORT);
+	b[32 + 7] = 0x18;	// 32 bytes, none additional
+	EXPECT_EQ(err_of(b), SRPT_CMD_CDB_SHORT);
+	b[32 + 7] = 0xff;	// 263 bytes
+	EXPECT_EQ(err_of(b), SRPT_CMD_CDB_SHORT);
+
+	b = cmd(0, 0, 0, 16);	// 32-byte CDB in the IU
+	b[32] = 0x7f;
+	b[32 + 7] = 0x18;
+	EXPECT_EQ(err_of(b), SRPT_CMD_OK);
+	b[32 + 7] = 0x19;
+	EXPECT_EQ(err_of(b), SRPT_CMD_CDB_SHORT);
+
+	b = cmd(0, 0, 0, 252);	// the largest CDB an IU can carry: 268
+	b[32] = 0x7f;
+	b[32 + 7] = 0xff;
+	EXPECT_EQ(err_of(b), SRPT_CMD_OK);
+
+	// Other opcodes never need more than the inline 16 bytes.
+	b = cmd(0, 0, 0, 0);
+	for (int op = 0; op < 256; op++) {
+		b[32] = uint8_t(op);
+		b[32 + 7] = 0xff;
+		EXPECT_EQ(err_of(b), op == 0x7f ? SRPT_CMD_CDB_SHORT :
+						  SRPT_CMD_OK) << op;
+	}
+
+	srpt_cmd_err_sense(SRPT_CMD_CDB_SHORT, &key, &asc, &ascq);
+	EXPECT_EQ(key, 0x05);
+	EXPECT_EQ(asc, 0x24);
+	EXPECT_EQ(ascq, 0x00);
+}
+
 TEST(Cmd, TagAndLunKeptOnError)
 {
 	Bytes b = cmd(0x11, 1, 1);
@@ -472,7 +539,7 @@ TEST(Cmd, ErrorStrings)
 {
 	std::set<std::string> seen;
 
-	for (int e = SRPT_CMD_OK; e <= SRPT_CMD_LEN_MISMATCH; e++) {
+	for (int e = SRPT_CMD_OK; e <= SRPT_CMD_CDB_SHORT; e++) {
 		const char *s = srpt_cmd_err_str(srpt_cmd_err(e));
 
 		ASSERT_NE(s, nullptr);
@@ -494,7 +561,7 @@ TEST(Cmd, ErrorSense)
 	EXPECT_EQ(key, 0x05);
 	EXPECT_EQ(asc, 0x24);
 	EXPECT_EQ(ascq, 0x00);
-	for (int e = SRPT_CMD_TOO_SHORT; e <= SRPT_CMD_LEN_MISMATCH; e++) {
+	for (int e = SRPT_CMD_TOO_SHORT; e <= SRPT_CMD_TOO_MUCH_DATA; e++) {
 		if (e == SRPT_CMD_BIDI)
 			continue;
 		srpt_cmd_err_sense(srpt_cmd_err(e), &key, &asc, &ascq);
