@@ -949,6 +949,11 @@ static void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	ioctx->tag = ti.tag;
 	ioctx->state = SRPT_CMD_EXECUTING;
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
+	/*
+	 * Before the submission: LIO keeps the tag (__target_init_cmd()), and
+	 * once submitted the TMR may complete and the context be reused.
+	 */
+	ioctx->cmd.tag = ti.tag;
 	ioctx->in_lio = true;
 	ret = target_submit_tmr(&ioctx->cmd, ch->sess, NULL,
 				srpt_unpack_lun(ti.lun),
@@ -958,9 +963,7 @@ static void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		ioctx->in_lio = false;
 		srpt_send_error_rsp(ioctx, ti.tag, SAM_STAT_GOOD, 0, 0, 0,
 				    SRPT_TMF_RSP_FAILED);
-		return;
 	}
-	ioctx->cmd.tag = ti.tag;
 }
 
 /**

@@ -18,6 +18,14 @@ static u32 srpt_get_be32(const u8 *p)
 	return be32_to_cpu(v);
 }
 
+static u64 srpt_get_be64(const u8 *p)
+{
+	__be64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64_to_cpu(v);
+}
+
 /**
  * srpt_login_parse() - normalize an SRP_LOGIN_REQ from either layout
  * @pdata: private data of the connection request
@@ -670,7 +678,9 @@ void srpt_cmd_err_sense(enum srpt_cmd_err e, u8 *sense_key, u8 *asc,
  * @out: receives the decoded request; zeroed first
  *
  * The function code is not validated: the caller answers an undefined code
- * with response code 02h (request fields invalid).
+ * with response code 02h (request fields invalid).  An IU too short for the
+ * whole request still has its tag decoded when it holds one (16 bytes), so
+ * that the rejection reaches the request it answers.
  *
  * Return: 0 on success, -EINVAL if @len is shorter than 48 bytes.
  */
@@ -679,6 +689,10 @@ int srpt_tmf_parse(const void *iu, size_t len, struct srpt_tmf_info *out)
 	struct srpt_wire_tsk_mgmt t;
 
 	memset(out, 0, sizeof(*out));
+	if (iu && len >= offsetof(struct srpt_wire_tsk_mgmt, reserved2))
+		out->tag = srpt_get_be64((const u8 *)iu +
+					 offsetof(struct srpt_wire_tsk_mgmt,
+						  tag));
 	if (!iu || len < sizeof(t))
 		return -EINVAL;
 	memcpy(&t, iu, sizeof(t));

@@ -608,6 +608,31 @@ TEST(Tmf, TooShort)
 	EXPECT_EQ(0, srpt_tmf_parse(b.data(), b.size(), &t));
 }
 
+// A TMF too short to decode is still answered with its own tag, as soon as
+// the IU holds one.
+TEST(Tmf, TooShortKeepsTag)
+{
+	Bytes b(48, 0);
+	srpt_tmf_info t;
+
+	b[0] = SRPT_OP_TSK_MGMT;
+	put_be64(&b[8], 0xc1c2c3c4c5c6c7c8ull);
+	for (size_t len = 16; len < 48; len++) {
+		Bytes exact(b.begin(), b.begin() + len);
+
+		memset(&t, 0x5a, sizeof(t));
+		EXPECT_EQ(-EINVAL, srpt_tmf_parse(exact.data(), len, &t));
+		EXPECT_EQ(t.tag, 0xc1c2c3c4c5c6c7c8ull) << len;
+		EXPECT_EQ(t.func, 0) << len;
+	}
+	for (size_t len = 0; len < 16; len++) {
+		Bytes exact(b.begin(), b.begin() + len);
+
+		EXPECT_EQ(-EINVAL, srpt_tmf_parse(exact.data(), len, &t));
+		EXPECT_EQ(t.tag, 0u) << len;
+	}
+}
+
 TEST(Tmf, TagMatchesCommandTag)
 {
 	// The task tag of an ABORT TASK uses the same encoding as a command's
