@@ -328,6 +328,8 @@ enum srpt_ch_state {
  * @use_srq:	receives through the device's SRQ (no own receive ring)
  * @ib_cm_id:	IB/CM connection (IB/CM logins)
  * @rdma_cm_id:	RDMA/CM connection (RDMA/CM logins)
+ * @peer_addr:	the initiator's address (RDMA/CM logins), a copy: the
+ *		channel stays listed for a while after @rdma_cm_id is gone
  * @cq:		completion queue, from the device's CQ pool
  * @cq_size:	entries taken from the pool
  * @qp:		the queue pair
@@ -379,6 +381,7 @@ struct srpt_channel {
 	bool			use_srq;
 	struct ib_cm_id		*ib_cm_id;
 	struct rdma_cm_id	*rdma_cm_id;
+	struct sockaddr_storage	peer_addr;
 	struct ib_cq		*cq;
 	u32			cq_size;
 	struct ib_qp		*qp;

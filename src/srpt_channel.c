@@ -671,29 +671,43 @@ void srpt_ch_close(struct srpt_channel *ch, const char *why)
 }
 
 /**
- * srpt_ch_free() - free a channel that never went on the channel list
+ * srpt_ch_free_resources() - give back what a channel holds of its device
  * @ch: the channel; its QP, if any, holds no posted receive that could
- *	still complete (failed login before the QP reached RTR), or was
- *	drained
+ *	still complete, or was drained
  *
- * Used by the login path after a failure.  The RDMA/CM id (if any) is left
- * to the caller.
+ * The LIO session, the QP, the CQ and the DMA-mapped buffers.  Afterwards
+ * nothing of @ch refers to the RDMA device any more.
  */
-void srpt_ch_free(struct srpt_channel *ch)
+static void srpt_ch_free_resources(struct srpt_channel *ch)
 {
 	if (ch->sess)
 		target_remove_session(ch->sess);
+	ch->sess = NULL;
 	if (ch->qp) {
 		ib_drain_qp(ch->qp);
 		if (ch->using_rdma_cm)
 			rdma_destroy_qp(ch->rdma_cm_id);
 		else
 			ib_destroy_qp(ch->qp);
+		ch->qp = NULL;
 	}
 	if (ch->cq)
 		ib_cq_pool_put(ch->cq, ch->cq_size);
+	ch->cq = NULL;
 	srpt_free_ioctx_ring(ch);
 	srpt_free_recv_ring(ch);
+}
+
+/**
+ * srpt_ch_free() - free a channel that never went on the channel list
+ * @ch: the channel, see srpt_ch_free_resources()
+ *
+ * Used by the login path after a failure.  The RDMA/CM id (if any) is left
+ * to the caller.
+ */
+void srpt_ch_free(struct srpt_channel *ch)
+{
+	srpt_ch_free_resources(ch);
 	srpt_tpg_put(ch->tpg);
 	kfree(ch);
 }
@@ -764,8 +778,6 @@ static void srpt_ch_release_work(struct work_struct *work)
 	target_remove_session(ch->sess);
 	ch->sess = NULL;
 
-	srpt_ch_return_srq_bufs(ch);
-
 	/* No CM callback can run for this channel after this. */
 	if (ch->using_rdma_cm) {
 		rdma_destroy_qp(ch->rdma_cm_id);
@@ -775,13 +787,23 @@ static void srpt_ch_release_work(struct work_struct *work)
 		ib_destroy_qp(ch->qp);
 	}
 	ch->qp = NULL;
+	ch->rdma_cm_id = NULL;
+	ch->ib_cm_id = NULL;
+	/* Nothing adds to the wait list now (no CQ, CM or wait work left). */
+	srpt_ch_return_srq_bufs(ch);
+	srpt_ch_free_resources(ch);
 
+	/*
+	 * Listed until here: srpt_remove_one() frees the device once no
+	 * channel of it is listed, and the above still used the device.
+	 */
 	mutex_lock(&srpt_ch_mutex);
 	list_del(&ch->list);
 	mutex_unlock(&srpt_ch_mutex);
 
 	pr_info("%s: channel released\n", ch->sess_name);
-	srpt_ch_free(ch);
+	srpt_tpg_put(ch->tpg);
+	kfree(ch);
 	wake_up_all(&srpt_ch_waitq);
 }
 
@@ -899,8 +921,7 @@ ssize_t srpt_nacl_show_info(struct se_node_acl *se_nacl, char *page)
 		if (ch->using_rdma_cm)
 			len += scnprintf(page + len, PAGE_SIZE - len,
 					 "   Address %pISc RDMA_CM qp 0x%x\n",
-					 &ch->rdma_cm_id->route.addr.dst_addr,
-					 ch->qp_num);
+					 &ch->peer_addr, ch->qp_num);
 		else
 			len += scnprintf(page + len, PAGE_SIZE - len,
 					 "   Address %pI6 IB_CM qp 0x%x\n",

@@ -187,6 +187,9 @@ static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
 		goto reject;
 	}
 	ch->rdma_cm_id = rdma_id;
+	if (rdma_id)
+		memcpy(&ch->peer_addr, &rdma_id->route.addr.dst_addr,
+		       sizeof(ch->peer_addr));
 	ch->ib_cm_id = ib_id;
 	memcpy(ch->i_port_id, l->req.initiator_port_id, 16);
 	memcpy(ch->t_port_id, l->req.target_port_id, 16);

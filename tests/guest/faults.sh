@@ -324,6 +324,67 @@ case_link_delete_io() {
 	check srp_target_down
 }
 
+# extra_ports N: ACLs for N more initiator ports of the local initiator
+# (initiator_ext 0xde1e0001...), each with LUN 0 mapped.
+extra_ports() {
+	local guid t i acl
+	guid=$(node_guid) || return 1
+	t=$(tgt_dir)
+	for ((i = 1; i <= $1; i++)); do
+		acl=$t/acls/0x$(printf '%016x' $((0xde1e0000 + i)))$guid
+		mkdir -p "$acl/lun_0" && ln -s "$t/lun/lun_0" "$acl/lun_0/lun0" ||
+			return 1
+	done
+}
+
+# login_extra_ports N: log those N ports in, two channels each.
+login_extra_ports() {
+	local guid i
+	guid=$(node_guid) || return 1
+	for ((i = 1; i <= $1; i++)); do
+		sysfs_write "$SRP_HOST/add_target" \
+			"id_ext=$guid,ioc_guid=$guid,dest=$SRP_DEST,initiator_ext=$(printf '%016x' $((0xde1e0000 + i))),ch_count=2" ||
+			return 1
+	done
+}
+
+# case_link_delete_channels: eight channels (four initiator ports with two
+# channels each, I/O on one of them) when the RDMA device goes away: they
+# all release at once while the device is being removed, and the device's
+# memory must outlive the last of them (a use-after-free shows as a KASAN
+# report on the debug kernel, or as a poisoned pointer with --memdebug).
+case_link_delete_channels() {
+	local d fpid round
+	for round in 1 2; do
+		log "--- round $round"
+		check srp_target_up
+		check extra_ports 3
+		check srp_login ch_count=2
+		d=$(srp_disk) || fail "no disk"
+		check login_extra_ports 3
+		check poll_until 60 channels_are 8
+		# shellcheck disable=SC2034 # read by tgt_dir
+		TGT_DIR=$(tgt_dir)
+		fio --name=linkdel8 --filename="$d" --direct=1 --rw=randrw \
+			--bs=64k --iodepth=16 --time_based --runtime=60 \
+			--ioengine=libaio >/dev/null 2>&1 &
+		fpid=$!
+		check poll_until 30 cmds_over 100
+		check rxe_del
+		check poll_until 60 channels_are 0
+		[[ $(dmesg_here | grep -c 'channel released') -ge $((8 * round)) ]] ||
+			fail "not every channel was released"
+		check poll_until 60 exited "$fpid"
+		wait "$fpid" && fail "fio did not see the path fail"
+		check rxe_add
+		unset TGT_DIR
+		check poll_until 30 test -e "$SRP_HOST/add_target"
+		check srp_target_down
+	done
+	[[ $(dmesg_here | grep -c "$RXE_DEV: removed") == 2 ]] ||
+		fail "device removals not logged"
+}
+
 # case_live_teardown: with an initiator logged in and I/O running, disable
 # the portal group, delete the ACL and delete the LUN; the sessions close
 # (and ib_srp reconnects once allowed again); rmmod is refused while
@@ -516,6 +577,7 @@ run_fault_cases() {
 	CASE_TIMEOUT=300 run_case tmf_reset_load case_tmf_reset_load
 	CASE_TIMEOUT=300 run_case mpath_relogin case_mpath_relogin
 	CASE_TIMEOUT=300 run_case link_delete_io case_link_delete_io
+	CASE_TIMEOUT=300 run_case link_delete_channels case_link_delete_channels
 	CASE_TIMEOUT=300 run_case live_teardown case_live_teardown
 	CASE_TIMEOUT=400 run_case login_cycles case_login_cycles
 	run_case cred_req_foreign_reset case_cred_req_foreign_reset

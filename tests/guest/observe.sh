@@ -60,6 +60,35 @@ case_sessions_stats() {
 	check srp_target_down
 }
 
+# case_info_during_logout: the ACL's info attribute (what targetcli's
+# "sessions" reads) is read again and again while the initiator's channels
+# log out and are released; every read names the initiator's own address
+# for each channel listed, never state freed by the release.
+case_info_during_logout() {
+	local info out lpid n=0 addr=${RXE_ADDR%/*} line
+	check srp_target_up
+	check srp_login ch_count=2
+	check srp_disk
+	check wait_channels 2
+	info=$(tgt_dir)/acls/0x$(initiator_id)/info
+	srp_logout_all &
+	lpid=$!
+	while :; do
+		read -r -d '' out <"$info"
+		n=$((n + 1))
+		while read -r line; do
+			[[ $line == Address* ]] || continue
+			[[ $line == "Address $addr RDMA_CM qp 0x"* ]] ||
+				fail "read $n: '$line' (expected address $addr)"
+		done <<<"$out"
+		[[ $out == "No active SRP session"* ]] && break
+		((n < 100000)) || fail "the channels never went away"
+	done
+	wait "$lpid" || fail "logout failed"
+	log "info read $n times during the logout"
+	check srp_target_down
+}
+
 # case_tracepoints: the ib_srpt trace events fire for a login, commands and
 # their responses, a LUN reset and its response, a bad login, and the
 # channel state changes of a logout.
@@ -149,6 +178,7 @@ case_comp_vectors() {
 
 run_observe_cases() {
 	run_case sessions_stats case_sessions_stats
+	run_case info_during_logout case_info_during_logout
 	run_case tracepoints case_tracepoints
 	run_case stuck_report case_stuck_report
 	run_case comp_vectors case_comp_vectors
