@@ -542,12 +542,14 @@ size_t srpt_build_rsp(void *buf, size_t buflen,
 
 /**
  * enum srpt_name_kind - textual forms of a port or initiator name
+ * @SRPT_NAME_NONE: no name (a zeroed struct srpt_name): matches nothing
  * @SRPT_NAME_GUID: "xxxx:xxxx:xxxx:xxxx", stored in id[8..15]
  * @SRPT_NAME_GID: "0x" + 32 hex digits, stored in id[0..15]
  * @SRPT_NAME_IPV4: dotted quad, stored in id[0..3]
  * @SRPT_NAME_IPV6: RFC 4291 text, stored in id[0..15]
  */
 enum srpt_name_kind {
+	SRPT_NAME_NONE,
 	SRPT_NAME_GUID,
 	SRPT_NAME_GID,
 	SRPT_NAME_IPV4,

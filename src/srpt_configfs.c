@@ -213,12 +213,20 @@ int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
 	struct srpt_nacl *nacl = container_of(se_nacl, struct srpt_nacl, nacl);
+	struct srpt_name parsed;
 
-	if (srpt_name_parse(name, &nacl->name)) {
+	if (srpt_name_parse(name, &parsed)) {
 		pr_warn("ACL '%s' refused: use an initiator GUID (xxxx:xxxx:xxxx:xxxx), port ID (0x and 32 hex digits), IPv4 or IPv6 address\n",
 			name);
 		return -EINVAL;
 	}
+	memcpy(nacl->name.id, parsed.id, sizeof(parsed.id));
+	/*
+	 * LIO lists the ACL before calling us, and logins may look at it
+	 * meanwhile (srpt_tpg_find_acl()): until the kind is published, after
+	 * the bytes, the zeroed name is SRPT_NAME_NONE, which matches nothing.
+	 */
+	smp_store_release(&nacl->name.kind, parsed.kind);
 	return 0;
 }
 
@@ -259,10 +267,15 @@ static bool srpt_tpg_find_acl(struct srpt_tpg *tpg,
 
 	mutex_lock(&se_tpg->acl_node_mutex);
 	list_for_each_entry(se_nacl, &se_tpg->acl_node_list, acl_list) {
+		struct srpt_nacl *nacl = container_of(se_nacl, struct srpt_nacl,
+						      nacl);
+
 		if (se_nacl->dynamic_node_acl)
 			continue;
-		if (srpt_nacl_matches(container_of(se_nacl, struct srpt_nacl,
-						   nacl), ini)) {
+		/* Pairs with srpt_init_nodeacl(): the name, once it has one. */
+		if (smp_load_acquire(&nacl->name.kind) == SRPT_NAME_NONE)
+			continue;
+		if (srpt_nacl_matches(nacl, ini)) {
 			strscpy(acl_name, se_nacl->initiatorname, len);
 			found = true;
 			break;

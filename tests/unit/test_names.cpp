@@ -270,7 +270,7 @@ TEST(Names, RoundTripPseudoRandom)
 		srpt_name n, m;
 
 		memset(&n, 0, sizeof(n));
-		n.kind = srpt_name_kind(iter % 4);
+		n.kind = srpt_name_kind(SRPT_NAME_GUID + iter % 4);
 		for (int i = 0; i < 16; i++) {
 			// Plenty of zero groups to exercise "::".
 			n.id[i] = (next() & 3) ? 0 : next();
@@ -342,6 +342,28 @@ TEST(Names, MatchesPortId)
 	memcpy(other, port, 16);
 	other[8] ^= 0x80;
 	EXPECT_FALSE(srpt_name_matches_port_id(&guid, other));
+}
+
+// LIO lists a new node ACL before the fabric parses its name, so a login
+// can see the zeroed name: it must match no initiator, whatever its port ID
+// or address.
+TEST(Names, ZeroedNameMatchesNothing)
+{
+	const uint8_t zero[16] = {};
+	const uint8_t low_zero[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+				       0, 0, 0, 0, 0, 0, 0, 0 };
+	srpt_name n;
+
+	memset(&n, 0, sizeof(n));
+	EXPECT_EQ(n.kind, SRPT_NAME_NONE);
+	EXPECT_FALSE(srpt_name_matches_port_id(&n, zero));
+	EXPECT_FALSE(srpt_name_matches_port_id(&n, low_zero));
+	EXPECT_FALSE(srpt_name_matches_ip(&n, zero, 4));
+	EXPECT_FALSE(srpt_name_matches_ip(&n, zero, 16));
+	char buf[64];
+	EXPECT_EQ(-EINVAL, srpt_name_format(&n, buf, sizeof(buf)));
+	// Every parsed name has a kind.
+	EXPECT_NE(parse_ok("0000:0000:0000:0000").kind, SRPT_NAME_NONE);
 }
 
 TEST(Names, MatchesIp)
