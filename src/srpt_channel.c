@@ -625,15 +625,16 @@ void srpt_ch_established(struct srpt_channel *ch)
 
 	spin_lock_irqsave(&ch->lock, flags);
 	live = ch->state == SRPT_CH_CONNECTING;
-	if (live)
-		ch->state = SRPT_CH_LIVE;
-	spin_unlock_irqrestore(&ch->lock, flags);
-	pr_debug("%s: channel established\n", ch->sess_name);
 	if (live) {
-		trace_srpt_ch_state(ch->sess_name, ch->id, SRPT_CH_CONNECTING,
-				    SRPT_CH_LIVE);
+		ch->state = SRPT_CH_LIVE;
+		/* Under the lock: a close cannot slip in before it. */
 		srpt_watch_start(ch);
 	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	pr_debug("%s: channel established\n", ch->sess_name);
+	if (live)
+		trace_srpt_ch_state(ch->sess_name, ch->id, SRPT_CH_CONNECTING,
+				    SRPT_CH_LIVE);
 	/* Requests that arrived before the RTU. */
 	srpt_process_wait_list(ch);
 }

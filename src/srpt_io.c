@@ -174,7 +174,8 @@ static bool srpt_sq_reserve(struct srpt_channel *ch, unsigned int n)
  * srpt_get_ioctx() - take a free command context
  * @ch: channel
  *
- * Return: the context, or NULL when all are in use.
+ * Return: the context, or NULL when all are in use or the channel is not
+ * live.
  */
 static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 {
@@ -182,8 +183,15 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	ioctx = list_first_entry_or_null(&ch->free_list,
-					 struct srpt_send_ioctx, free_entry);
+	/*
+	 * Only while live: a busy context keeps a closing channel's release
+	 * waiting (srpt_ch_wait_idle()), so none may be taken once it could
+	 * have stopped waiting.
+	 */
+	ioctx = ch->state == SRPT_CH_LIVE ?
+		list_first_entry_or_null(&ch->free_list,
+					 struct srpt_send_ioctx, free_entry) :
+		NULL;
 	if (ioctx) {
 		list_del_init(&ioctx->free_entry);
 		ch->n_busy++;
@@ -1731,19 +1739,26 @@ void srpt_watch_work(struct work_struct *work)
 	}
 	if (keepalive)
 		srpt_keepalive_check(ch, keepalive);
-	if (READ_ONCE(ch->state) == SRPT_CH_LIVE)
+	/*
+	 * Under the lock, which srpt_ch_close() takes to leave LIVE: once the
+	 * release work cancels this work, it is never queued again.
+	 */
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->state == SRPT_CH_LIVE)
 		queue_delayed_work(system_long_wq, &ch->watch_work,
 				   srpt_watch_interval(secs, keepalive));
+	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
 /**
  * srpt_watch_start() - start the watch work of a channel that went live
- * @ch: channel
+ * @ch: channel; its lock is held and it has just become live
  */
 void srpt_watch_start(struct srpt_channel *ch)
 {
 	struct srpt_tpg *tpg = ch->tpg;
 
+	lockdep_assert_held(&ch->lock);
 	ch->keepalive_cqe.done = srpt_keepalive_done;
 	ch->keepalive_at = jiffies;
 	queue_delayed_work(system_long_wq, &ch->watch_work,
