@@ -22,6 +22,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
+#include <linux/completion.h>
 #include <linux/sizes.h>
 #include <linux/kref.h>
 #include <linux/scatterlist.h>
@@ -372,6 +373,7 @@ enum srpt_ch_state {
  * @keepalive_busy: a probe is posted and has not completed
  * @keepalive_at: jiffies of the last probe
  * @comp_vector: completion vector of @cq
+ * @last_wqe:	the QP reported IB_EVENT_QP_LAST_WQE_REACHED (SRQ channels)
  * @stats:	counters, see srpt_ch_stats
  */
 struct srpt_channel {
@@ -422,6 +424,7 @@ struct srpt_channel {
 	bool			keepalive_busy;
 	unsigned long		keepalive_at;
 	int			comp_vector;
+	struct completion	last_wqe;
 	struct srpt_ch_stats {
 		atomic64_t	cmds;
 		atomic64_t	imm_cmds;

@@ -30,6 +30,7 @@
 #include <target/target_core_fabric.h>
 
 #include "srpt.h"
+#include "srpt_compat.h"
 #include "srpt_trace.h"
 
 /*
@@ -284,6 +285,7 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 	INIT_LIST_HEAD(&ch->wait_list);
 	INIT_LIST_HEAD(&ch->sq_wait);
 	init_waitqueue_head(&ch->idle_wq);
+	init_completion(&ch->last_wqe);
 	INIT_WORK(&ch->release_work, srpt_ch_release_work);
 	INIT_WORK(&ch->wait_work, srpt_wait_work);
 	INIT_DELAYED_WORK(&ch->watch_work, srpt_watch_work);
@@ -340,6 +342,8 @@ static void srpt_qp_event(struct ib_event *event, void *ptr)
 			ib_cm_notify(ch->ib_cm_id, event->event);
 		break;
 	case IB_EVENT_QP_LAST_WQE_REACHED:
+		complete(&ch->last_wqe);
+		break;
 	case IB_EVENT_SQ_DRAINED:
 		break;
 	default:
@@ -393,13 +397,14 @@ retry:
 	init->sq_sig_type = IB_SIGNAL_REQ_WR;
 	init->qp_type = IB_QPT_RC;
 	init->port_num = ch->sport->port_num;
-	init->cap.max_send_wr = ch->sq_size;
+	/* One more of each for the drain requests of ib_drain_qp(). */
+	init->cap.max_send_wr = ch->sq_size + 1;
 	init->cap.max_rdma_ctxs = ch->sq_size;
 	init->cap.max_send_sge = ib_dev->attrs.max_send_sge;
 	if (ch->use_srq) {
 		init->srq = sdev->srq;
 	} else {
-		init->cap.max_recv_wr = ch->rq_size;
+		init->cap.max_recv_wr = ch->rq_size + 1;
 		init->cap.max_recv_sge = 1;
 	}
 
@@ -770,6 +775,8 @@ static void srpt_ch_release_work(struct work_struct *work)
 		pr_warn("%s: QP to ERR failed (%d)\n", ch->sess_name, ret);
 
 	ib_drain_qp(ch->qp);
+	if (ch->use_srq)
+		srpt_compat_drain_srq(ch->qp, &ch->last_wqe);
 
 	target_stop_session(ch->sess);
 	cancel_work_sync(&ch->wait_work);
