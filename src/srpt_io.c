@@ -63,9 +63,43 @@ void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_sync_data() - pass a command's data buffers to the CPU or the HCA
+ * @ioctx: the command
+ * @for_cpu: true after the HCA wrote the data (RDMA READ done), before LIO
+ *	reads it; false after LIO wrote it, before the RDMA WRITEs
+ *
+ * rdma_rw maps the buffers when the command arrives, long before either
+ * side has touched them; with bounce buffers (swiotlb) or a non-coherent
+ * device the data only moves between the two views here.
+ */
+static void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
+{
+	struct ib_device *ib_dev = ioctx->ch->sport->sdev->ib_dev;
+	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
+				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	unsigned int i;
+
+	if (ib_uses_virt_dma(ib_dev))
+		return;
+	for (i = 0; i < ioctx->n_rw; i++) {
+		struct srpt_rw *rw = &ioctx->rw[i];
+
+		if (for_cpu)
+			dma_sync_sg_for_cpu(ib_dev->dma_device, rw->sg,
+					    rw->nents, dir);
+		else
+			dma_sync_sg_for_device(ib_dev->dma_device, rw->sg,
+					       rw->nents, dir);
+	}
+}
+
+/**
  * srpt_post_recv() - post one receive buffer
  * @ch: channel owning the buffer (unused, may be NULL, for SRQ buffers)
  * @r: the buffer; SRQ buffers go to their device's SRQ
+ *
+ * The buffer goes back to the device first: the CPU has read it since the
+ * last receive (srpt_recv_done() synced it for the CPU).
  *
  * Return: 0 or the errno of ib_post_recv()/ib_post_srq_recv().
  */
@@ -83,6 +117,8 @@ int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 		.num_sge = 1,
 	};
 
+	ib_dma_sync_single_for_device(sdev->ib_dev, r->dma, srpt_max_req_size,
+				      DMA_FROM_DEVICE);
 	if (r->sdev)
 		return ib_post_srq_recv(r->sdev->srq, &wr, NULL);
 	return ib_post_recv(ch->qp, &wr, NULL);
@@ -1187,6 +1223,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 						  TCM_CHECK_CONDITION_ABORT_CMD);
 		return;
 	}
+	srpt_sync_data(ioctx, true);
 	ioctx->state = SRPT_CMD_EXECUTING;
 	target_execute_cmd(&ioctx->cmd);
 }
@@ -1366,6 +1403,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 	int ret;
 
 	srpt_zero_tail(ioctx, se_cmd->data_length);
+	srpt_sync_data(ioctx, false);
 	srpt_rsp_from_cmd(ioctx, &a);
 	ret = srpt_post_rsp(ioctx, &a, ioctx->n_rw > 0);
 	return srpt_rsp_posted(ioctx, ret);
