@@ -38,21 +38,27 @@
 #define SRPT_WWN_MAX		64	/* longest target port name + NUL */
 
 /* Limits of the module parameters and TPG attributes (see docs/). */
+/*
+ * Every value the in-tree ib_srpt of 6.1 and 6.12 accepts is accepted with
+ * the same meaning (docs/configuration.md has the side-by-side table).
+ */
 #define SRPT_MIN_REQ_SIZE	64
-#define SRPT_MAX_REQ_SIZE	SZ_256K
-#define SRPT_DEF_REQ_SIZE	8260	/* 8 KiB immediate data + headers */
-#define SRPT_MIN_SRQ_SIZE	16
+#define SRPT_MAX_REQ_SIZE	SZ_1M
+#define SRPT_DEF_REQ_SIZE	8276	/* 80 + 4 + 8 KiB immediate data */
+#define SRPT_MIN_SRQ_SIZE	4
 #define SRPT_MAX_SRQ_SIZE	65536
 #define SRPT_DEF_SRQ_SIZE	4095
 
 #define SRPT_MIN_RDMA_SIZE	SZ_4K
 #define SRPT_MAX_RDMA_SIZE	SZ_16M
 #define SRPT_DEF_RDMA_SIZE	SZ_64K
-#define SRPT_MIN_RSP_SIZE	64
+#define SRPT_MIN_RSP_SIZE	40	/* SRP_RSP header and 4 bytes */
 #define SRPT_MAX_RSP_SIZE	4096
 #define SRPT_DEF_RSP_SIZE	256
+/* srp_sq_size takes 4..65535; a channel gets at least SRPT_MIN_SQ_SIZE. */
+#define SRPT_MIN_SQ_ATTR	4
 #define SRPT_MIN_SQ_SIZE	16
-#define SRPT_MAX_SQ_SIZE	16384
+#define SRPT_MAX_SQ_SIZE	65535
 #define SRPT_DEF_CMD_REPORT_SECS 60
 #define SRPT_MAX_CMD_REPORT_SECS 86400
 #define SRPT_DEF_KEEPALIVE_SECS	30
@@ -60,6 +66,10 @@
 /* Seconds a keepalive probe may stay unacknowledged, at least. */
 #define SRPT_KEEPALIVE_MIN_WAIT	10
 #define SRPT_DEF_SQ_SIZE	2048
+/* Channel limits of a portal group (0: none); a channel costs ~2 MiB. */
+#define SRPT_DEF_MAX_CHANNELS	1024
+#define SRPT_DEF_MAX_INI_CHANNELS 128
+#define SRPT_MAX_CHANNELS_ATTR	65535
 /* Receive buffers (= credits) of a channel with its own receive ring. */
 #define SRPT_RQ_SIZE		128
 
@@ -141,7 +151,8 @@ struct srpt_tport {
  * struct srpt_tpg - target portal group
  * @se_tpg:	LIO object
  * @tport:	target port the group belongs to
- * @tag:	portal group tag (from the directory name tpgt_<tag>)
+ * @name:	configfs directory name (any name; see srpt_make_tpg())
+ * @tag:	portal group tag (from a directory name tpgt_<tag>, else 1)
  * @enabled:	logins accepted
  * @max_rdma_size: largest single RDMA transfer, for the device-management
  *		agent's IOControllerProfile (not advertised yet)
@@ -152,6 +163,9 @@ struct srpt_tport {
  *		seconds (0: never)
  * @keepalive_secs: probe each live channel this often (0: never), see
  *		srpt_keepalive()
+ * @max_channels: most channels of the group at a time (0: no limit)
+ * @max_initiator_channels: most channels of one initiator (node ACL) in the
+ *		group at a time (0: no limit)
  * @list:	entry in the target port's list
  * @users:	channels and logins in progress that use the group
  * @dying:	being removed: no new logins
@@ -162,6 +176,7 @@ struct srpt_tpg {
 	struct list_head	list;
 	atomic_t		users;
 	bool			dying;
+	char			*name;
 	u16			tag;
 	bool			enabled;
 	u32			max_rdma_size;
@@ -170,6 +185,8 @@ struct srpt_tpg {
 	u32			use_srq;
 	u32			cmd_report_secs;
 	u32			keepalive_secs;
+	u32			max_channels;
+	u32			max_initiator_channels;
 };
 
 /**

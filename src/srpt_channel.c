@@ -295,7 +295,8 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 	ch->imm_data = d->immediate;
 	ch->imm_data_offset = d->imm_data_offset;
 	ch->rq_size = srpt_rq_size(attrs);
-	ch->sq_size = min_t(u32, READ_ONCE(tpg->sq_size),
+	ch->sq_size = min_t(u32, max_t(u32, READ_ONCE(tpg->sq_size),
+				       SRPT_MIN_SQ_SIZE),
 			    attrs->max_qp_wr / 2);
 	ch->use_srq = READ_ONCE(tpg->use_srq);
 

@@ -3,15 +3,18 @@
  * ib_srpt: configfs objects under /sys/kernel/config/target/srpt.
  *
  *   discovery_auth/rdma_cm_port       RDMA/CM listener port (0 = off)
- *   <port name>/                      target port: GUID or 0x-GID form
- *   <port name>/tpgt_<n>/             portal group, with enable
- *   <port name>/tpgt_<n>/attrib/      srp_max_rdma_size, srp_max_rsp_size,
+ *   <port name>/                      target port: GUID or GID form
+ *   <port name>/<tpg>/                portal group (tpgt_<n> or any name),
+ *                                     with enable
+ *   <port name>/<tpg>/attrib/         srp_max_rdma_size, srp_max_rsp_size,
  *                                     srp_sq_size, use_srq, cmd_report_secs,
  *                                     keepalive_secs
- *   <port name>/tpgt_<n>/acls/<name>  initiator: GUID, 0x-GID, IPv4, IPv6
+ *   <port name>/<tpg>/acls/<name>     initiator: GUID, port ID, IPv4, IPv6
  *
- * A name that does not parse, or a target port name that matches no RDMA
- * port, is refused with -EINVAL and a message saying which forms are valid.
+ * Every name, value and layout the in-tree ib_srpt accepts is accepted with
+ * the same meaning.  A name that does not parse, or a target port name that
+ * matches no RDMA port, is refused with -EINVAL and a message saying which
+ * forms are valid.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -20,6 +23,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/configfs.h>
+#include <linux/inet.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <net/net_namespace.h>
 #include <scsi/scsi_proto.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
@@ -92,9 +99,11 @@ void srpt_drop_tport(struct se_wwn *wwn)
 }
 
 /**
- * srpt_make_tpg() - create a portal group (mkdir <port>/tpgt_<tag>)
+ * srpt_make_tpg() - create a portal group (mkdir <port>/<name>)
  * @wwn: target port
- * @name: "tpgt_" followed by a tag in 1..65535
+ * @name: any name; "tpgt_<1..65535>" (what targetcli creates) sets the tag,
+ *	any other name (scripts written for the in-tree driver use the
+ *	port's own name) gets tag 1, as every group of the in-tree driver
  *
  * Return: the new se_portal_group or an ERR_PTR.
  */
@@ -105,15 +114,17 @@ struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn, const char *name)
 	int ret;
 
 	if (!str_has_prefix(name, "tpgt_") || kstrtou16(name + 5, 10, &tag) ||
-	    !tag) {
-		pr_warn("portal group '%s' refused: use tpgt_<1..65535>\n",
-			name);
-		return ERR_PTR(-EINVAL);
-	}
+	    !tag)
+		tag = 1;
 
 	tpg = kzalloc(sizeof(*tpg), GFP_KERNEL);
 	if (!tpg)
 		return ERR_PTR(-ENOMEM);
+	tpg->name = kstrdup(name, GFP_KERNEL);
+	if (!tpg->name) {
+		kfree(tpg);
+		return ERR_PTR(-ENOMEM);
+	}
 	tpg->tport = srpt_tport(wwn);
 	tpg->tag = tag;
 	tpg->max_rdma_size = SRPT_DEF_RDMA_SIZE;
@@ -122,11 +133,14 @@ struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn, const char *name)
 	tpg->use_srq = 0;
 	tpg->cmd_report_secs = SRPT_DEF_CMD_REPORT_SECS;
 	tpg->keepalive_secs = SRPT_DEF_KEEPALIVE_SECS;
+	tpg->max_channels = SRPT_DEF_MAX_CHANNELS;
+	tpg->max_initiator_channels = SRPT_DEF_MAX_INI_CHANNELS;
 
 	atomic_set(&tpg->users, 0);
 
 	ret = core_tpg_register(wwn, &tpg->se_tpg, SCSI_PROTOCOL_SRP);
 	if (ret) {
+		kfree(tpg->name);
 		kfree(tpg);
 		return ERR_PTR(ret);
 	}
@@ -157,8 +171,8 @@ static void srpt_tpg_wait_unused(struct srpt_tpg *tpg)
 {
 	while (!wait_event_timeout(srpt_tpg_waitq, !atomic_read(&tpg->users),
 				   10 * HZ))
-		pr_info("%s/tpgt_%u: waiting for %d channel(s) to be released\n",
-			tpg->tport->name_str, tpg->tag,
+		pr_info("%s/%s: waiting for %d channel(s) to be released\n",
+			tpg->tport->name_str, tpg->name,
 			atomic_read(&tpg->users));
 }
 
@@ -179,6 +193,7 @@ void srpt_drop_tpg(struct se_portal_group *se_tpg)
 	srpt_ch_close_matching(NULL, tpg, false);
 	srpt_tpg_wait_unused(tpg);
 	core_tpg_deregister(se_tpg);
+	kfree(tpg->name);
 	kfree(tpg);
 }
 
@@ -198,15 +213,50 @@ int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 	mutex_unlock(&srpt_cfg_mutex);
 	if (!enable)
 		srpt_ch_close_matching(NULL, tpg, false);
-	pr_info("%s/tpgt_%u %s\n", tpg->tport->name_str, tpg->tag,
+	pr_info("%s/%s %s\n", tpg->tport->name_str, tpg->name,
 		enable ? "enabled" : "disabled");
+	return 0;
+}
+
+/**
+ * srpt_parse_ip_scope() - parse an IP address the way the in-tree driver does
+ * @name: IPv4 or IPv6 text; a link-local IPv6 address may carry a scope
+ *	("%eth0" or "%2": an interface that exists, or a number)
+ * @out: receives an IPv4 or IPv6 name
+ *
+ * inet_pton_with_scope() takes forms srpt_name_parse() does not (leading
+ * zeros in IPv4 octets, a zone index), and the in-tree driver accepted
+ * every ACL name it takes.  The scope only checks the name: logins are
+ * matched on the address.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int srpt_parse_ip_scope(const char *name, struct srpt_name *out)
+{
+	struct sockaddr_storage ss = { };
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)&ss;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)&ss;
+
+	if (inet_pton_with_scope(&init_net, AF_UNSPEC, name, NULL, &ss))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (ss.ss_family == AF_INET) {
+		out->kind = SRPT_NAME_IPV4;
+		memcpy(out->id, &sin->sin_addr, 4);
+	} else {
+		out->kind = SRPT_NAME_IPV6;
+		memcpy(out->id, &sin6->sin6_addr, 16);
+	}
 	return 0;
 }
 
 /**
  * srpt_init_nodeacl() - check and parse the name of a new node ACL
  * @se_nacl: the ACL, embedded in a struct srpt_nacl
- * @name: initiator port GUID, 0x-GID, IPv4 or IPv6 address
+ * @name: initiator port GUID, port ID (hex), IPv4 or IPv6 address
+ *
+ * Every name the in-tree driver takes is taken: see srpt_name_parse() and
+ * srpt_parse_ip_scope().
  *
  * Return: 0, or -EINVAL when @name is in none of those forms.
  */
@@ -215,8 +265,9 @@ int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 	struct srpt_nacl *nacl = container_of(se_nacl, struct srpt_nacl, nacl);
 	struct srpt_name parsed;
 
-	if (srpt_name_parse(name, &parsed)) {
-		pr_warn("ACL '%s' refused: use an initiator GUID (xxxx:xxxx:xxxx:xxxx), port ID (0x and 32 hex digits), IPv4 or IPv6 address\n",
+	if (srpt_name_parse(name, &parsed) &&
+	    srpt_parse_ip_scope(name, &parsed)) {
+		pr_warn("ACL '%s' refused: use an initiator GUID (xxxx:xxxx:xxxx:xxxx), port ID (hex, up to 32 digits, 0x optional), IPv4 or IPv6 address (with %%scope)\n",
 			name);
 		return -EINVAL;
 	}
@@ -368,7 +419,8 @@ static ssize_t srpt_store_u32(const char *page, size_t count, u32 *field,
 /*
  * TPG attributes.  New values apply to channels that log in afterwards;
  * existing channels keep what they negotiated (cmd_report_secs and
- * keepalive_secs apply to live channels at their next check).
+ * keepalive_secs apply to live channels at their next check, and a change
+ * of use_srq logs the group's channels out).
  */
 static u32 *srpt_tpg_attrib_srp_max_rdma_size_ptr(struct config_item *item)
 {
@@ -385,11 +437,6 @@ static u32 *srpt_tpg_attrib_srp_sq_size_ptr(struct config_item *item)
 	return &srpt_tpg(attrib_to_tpg(item))->sq_size;
 }
 
-static u32 *srpt_tpg_attrib_use_srq_ptr(struct config_item *item)
-{
-	return &srpt_tpg(attrib_to_tpg(item))->use_srq;
-}
-
 static u32 *srpt_tpg_attrib_cmd_report_secs_ptr(struct config_item *item)
 {
 	return &srpt_tpg(attrib_to_tpg(item))->cmd_report_secs;
@@ -398,6 +445,17 @@ static u32 *srpt_tpg_attrib_cmd_report_secs_ptr(struct config_item *item)
 static u32 *srpt_tpg_attrib_keepalive_secs_ptr(struct config_item *item)
 {
 	return &srpt_tpg(attrib_to_tpg(item))->keepalive_secs;
+}
+
+static u32 *srpt_tpg_attrib_max_channels_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->max_channels;
+}
+
+static u32 *
+srpt_tpg_attrib_max_initiator_channels_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->max_initiator_channels;
 }
 
 /* Show and store of attribute _name, through srpt_tpg_attrib_<_name>_ptr(). */
@@ -420,10 +478,47 @@ CONFIGFS_ATTR(srpt_tpg_attrib_, _name)
 
 SRPT_TPG_ATTRIB(srp_max_rdma_size, SRPT_MIN_RDMA_SIZE, SRPT_MAX_RDMA_SIZE);
 SRPT_TPG_ATTRIB(srp_max_rsp_size, SRPT_MIN_RSP_SIZE, SRPT_MAX_RSP_SIZE);
-SRPT_TPG_ATTRIB(srp_sq_size, SRPT_MIN_SQ_SIZE, SRPT_MAX_SQ_SIZE);
-SRPT_TPG_ATTRIB(use_srq, 0, 1);
+SRPT_TPG_ATTRIB(srp_sq_size, SRPT_MIN_SQ_ATTR, SRPT_MAX_SQ_SIZE);
 SRPT_TPG_ATTRIB(cmd_report_secs, 0, SRPT_MAX_CMD_REPORT_SECS);
 SRPT_TPG_ATTRIB(keepalive_secs, 0, SRPT_MAX_KEEPALIVE_SECS);
+SRPT_TPG_ATTRIB(max_channels, 0, SRPT_MAX_CHANNELS_ATTR);
+SRPT_TPG_ATTRIB(max_initiator_channels, 0, SRPT_MAX_CHANNELS_ATTR);
+
+static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
+					    char *page)
+{
+	return sysfs_emit(page, "%u\n",
+			  READ_ONCE(srpt_tpg(attrib_to_tpg(item))->use_srq));
+}
+
+/**
+ * srpt_tpg_attrib_use_srq_store() - switch a portal group to or from the SRQ
+ * @item: the attrib group
+ * @page: "0" or "1"
+ * @count: length of @page
+ *
+ * As with the in-tree driver, a change logs the group's channels out: the
+ * initiators log in again and get channels of the new kind at once.
+ *
+ * Return: @count, or -EINVAL.
+ */
+static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	struct srpt_tpg *tpg = srpt_tpg(attrib_to_tpg(item));
+	u32 old = READ_ONCE(tpg->use_srq);
+	ssize_t ret;
+
+	ret = srpt_store_u32(page, count, &tpg->use_srq, 0, 1, "use_srq");
+	if (ret > 0 && READ_ONCE(tpg->use_srq) != old) {
+		pr_info("%s/%s: use_srq %u: closing the channels\n",
+			tpg->tport->name_str, tpg->name, tpg->use_srq);
+		srpt_ch_close_matching(NULL, tpg, false);
+	}
+	return ret;
+}
+
+CONFIGFS_ATTR(srpt_tpg_attrib_, use_srq);
 
 struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_srp_max_rdma_size,
@@ -432,6 +527,8 @@ struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_use_srq,
 	&srpt_tpg_attrib_attr_cmd_report_secs,
 	&srpt_tpg_attrib_attr_keepalive_secs,
+	&srpt_tpg_attrib_attr_max_channels,
+	&srpt_tpg_attrib_attr_max_initiator_channels,
 	NULL,
 };
 

@@ -71,7 +71,7 @@ static const struct kernel_param_ops srpt_max_req_size_ops = {
 module_param_cb(srp_max_req_size, &srpt_max_req_size_ops, &srpt_max_req_size,
 		0444);
 MODULE_PARM_DESC(srp_max_req_size,
-		 "Largest SRP request IU accepted, in bytes (64..262144, default 8260: 8 KiB immediate data)");
+		 "Largest SRP request IU accepted, in bytes (64..1048576, default 8276: 8 KiB immediate data)");
 
 static int srpt_set_srq_size(const char *val, const struct kernel_param *kp)
 {
@@ -86,7 +86,7 @@ static const struct kernel_param_ops srpt_srq_size_ops = {
 
 module_param_cb(srpt_srq_size, &srpt_srq_size_ops, &srpt_srq_size, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
-		 "Receive buffers in each device's shared receive queue (16..65536, default 4095; capped by the device)");
+		 "Receive buffers in each device's shared receive queue (4..65536, default 4095; capped by the device)");
 
 static int srpt_set_cm_port(const char *val, const struct kernel_param *kp)
 {

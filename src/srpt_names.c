@@ -22,26 +22,37 @@ static int srpt_hex_val(char c)
 }
 
 /**
- * srpt_parse_gid() - parse the GID form: "0x" and exactly 32 hex digits
+ * srpt_parse_gid() - parse the hexadecimal port ID form
  * @s: text (not NUL-terminated)
  * @n: length of @s
  * @id: receives the 16 bytes
+ *
+ * An optional "0x" or "0X", then an even number of hex digits, 2 to 32,
+ * right-aligned in the 16 bytes (left-padded with zero bytes): "0x" and 32
+ * digits is the GID form, shorter strings are what the in-tree driver
+ * also accepts for initiator port IDs.
  *
  * Return: true if @s is in this form.
  */
 static bool srpt_parse_gid(const char *s, size_t n, u8 *id)
 {
-	size_t i;
+	size_t i, m;
 	int hi, lo;
 
-	if (n != 34 || s[0] != '0' || s[1] != 'x')
+	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		n -= 2;
+	}
+	if (!n || n % 2 || n > 32)
 		return false;
-	for (i = 0; i < 16; i++) {
-		hi = srpt_hex_val(s[2 + 2 * i]);
-		lo = srpt_hex_val(s[3 + 2 * i]);
+	m = n / 2;
+	memset(id, 0, 16 - m);
+	for (i = 0; i < m; i++) {
+		hi = srpt_hex_val(s[2 * i]);
+		lo = srpt_hex_val(s[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return false;
-		id[i] = (u8)(hi << 4 | lo);
+		id[16 - m + i] = (u8)(hi << 4 | lo);
 	}
 	return true;
 }
@@ -52,32 +63,37 @@ static bool srpt_parse_gid(const char *s, size_t n, u8 *id)
  * @n: length of @s
  * @id: 16-byte id; bytes 8..15 receive the GUID
  *
- * Exactly four groups of exactly four hex digits.
+ * Exactly four groups of one to four hex digits (leading zeros may be
+ * left out, as the in-tree driver's sscanf() allows).
  *
  * Return: true if @s is in this form.
  */
 static bool srpt_parse_guid(const char *s, size_t n, u8 *id)
 {
-	size_t g, k;
+	size_t g, i = 0, start;
 	int v;
 	u16 w;
 
-	if (n != 19)
-		return false;
 	for (g = 0; g < 4; g++) {
-		if (g && s[5 * g - 1] != ':')
-			return false;
+		if (g) {
+			if (i >= n || s[i] != ':')
+				return false;
+			i++;
+		}
+		start = i;
 		w = 0;
-		for (k = 0; k < 4; k++) {
-			v = srpt_hex_val(s[5 * g + k]);
-			if (v < 0)
+		while (i < n && (v = srpt_hex_val(s[i])) >= 0) {
+			if (i - start == 4)
 				return false;
 			w = (u16)(w << 4 | v);
+			i++;
 		}
+		if (i == start)
+			return false;
 		id[8 + 2 * g] = (u8)(w >> 8);
 		id[9 + 2 * g] = (u8)w;
 	}
-	return true;
+	return i == n;
 }
 
 /**
@@ -200,9 +216,11 @@ static bool srpt_parse_ipv6(const char *s, size_t n, u8 *out)
  * @s: NUL-terminated text; one trailing newline is ignored
  * @out: receives the kind and the binary value (unused bytes zero)
  *
- * Accepted forms: GUID "xxxx:xxxx:xxxx:xxxx" (id[8..15]), GID "0x" + 32 hex
- * digits (id[0..15]), strict IPv4 dotted quad (id[0..3]) and RFC 4291 IPv6
- * text (id[0..15]). Hex digits may be of either case.
+ * Accepted forms: GUID "xxxx:xxxx:xxxx:xxxx" with groups of one to four
+ * digits (id[8..15]); a port ID or GID of 2 to 32 hex digits (an even
+ * number), with or without "0x", right-aligned in id[0..15]; strict IPv4
+ * dotted quad (id[0..3]) and RFC 4291 IPv6 text (id[0..15]). Hex digits
+ * may be of either case.
  *
  * Return: 0 on success, -EINVAL if @s is none of these forms.
  */
@@ -219,18 +237,22 @@ int srpt_name_parse(const char *s, struct srpt_name *out)
 	if (!n)
 		return -EINVAL;
 
+	/* Each form is tried on a zeroed id: a failed one leaves bytes behind. */
 	if (srpt_parse_gid(s, n, out->id)) {
 		out->kind = SRPT_NAME_GID;
 		return 0;
 	}
+	memset(out->id, 0, sizeof(out->id));
 	if (srpt_parse_guid(s, n, out->id)) {
 		out->kind = SRPT_NAME_GUID;
 		return 0;
 	}
+	memset(out->id, 0, sizeof(out->id));
 	if (srpt_parse_ipv4(s, n, out->id)) {
 		out->kind = SRPT_NAME_IPV4;
 		return 0;
 	}
+	memset(out->id, 0, sizeof(out->id));
 	if (srpt_parse_ipv6(s, n, out->id)) {
 		out->kind = SRPT_NAME_IPV6;
 		return 0;

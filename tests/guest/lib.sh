@@ -382,6 +382,14 @@ srpt_deps() {
 	echo "${d//,/ }"
 }
 
+# srpt_is_ours: the loaded ib_srpt is the module under test (same
+# srcversion), not the in-tree one.
+srpt_is_ours() {
+	local v
+	read -r v </sys/module/ib_srpt/srcversion 2>/dev/null || return 1
+	[[ $v == "$(modinfo -F srcversion "$SRPT_KO")" ]]
+}
+
 # load_srpt [PARAM=VALUE...]: load the module under test: ours by path with
 # insmod after loading its dependencies, or the in-tree one (SRPT_INTREE=1).
 load_srpt() {
@@ -415,8 +423,11 @@ srpt_teardown() {
 	[[ -d $CFS_SRPT ]] || return 0
 	for t in "$CFS_SRPT"/*/; do
 		[[ $t == */discovery_auth/ ]] && continue # a default group
-		for tpg in "$t"tpgt_*/; do
-			[[ -d $tpg ]] || continue
+		# Portal groups have any name (tpgt_N, or the port's own name
+		# as in scripts for the in-tree driver); fabric_statistics and
+		# param are default groups without an enable file.
+		for tpg in "$t"*/; do
+			[[ -f ${tpg}enable ]] || continue
 			echo 0 >"${tpg}enable" 2>/dev/null
 			# Mapped LUNs (links, then dirs), ACLs, LUNs (links, then dirs).
 			for d in "$tpg"acls/*/lun_*/ "$tpg"lun/lun_*/; do

@@ -59,6 +59,10 @@ srp_target_up() {
 	[[ -n $acl ]] || acl=ib.$(initiator_id)
 	shift || true
 	srp_target_down # leftovers of a failed case
+	# A case that failed half-way may have left the in-tree driver loaded.
+	if srpt_loaded && [[ $SRPT_INTREE != 1 ]] && ! srpt_is_ours; then
+		rmmod ib_srpt || return 1
+	fi
 	srpt_loaded || load_srpt rdma_cm_port=$SRP_PORT || return 1
 	modprobe ib_srp || return 1
 	if [[ ${SRP_TARGETCLI:-0} == 1 ]]; then
@@ -358,20 +362,25 @@ case_saveconfig() {
 	check srp_target_down
 }
 
-# case_acl_names: node ACLs in every accepted name form are created, bad
-# names are refused with EINVAL and a message, and a login matches an ACL
-# named by the initiator's IPv4 address (RDMA/CM source address).
+# case_acl_names: node ACLs in every accepted name form (those of the
+# in-tree driver included: port IDs without 0x or shorter, GUID groups of
+# fewer digits, IPv4 octets with leading zeros, IPv6 with a zone) are
+# created, bad names are refused with EINVAL and a message, and a login
+# matches an ACL named by the initiator's IPv4 address (RDMA/CM source
+# address).
 case_acl_names() {
 	local t acls good bad d
 	check srp_target_up 10.99.0.1
 	t=$(tgt_dir)
 	acls=$t/acls
 	for good in "$(port_guid)" 0x0123456789abcdef0123456789ABCDEF 192.0.2.7 \
-		fe80::1 2001:db8::ffff:1.2.3.4; do
+		fe80::1 2001:db8::ffff:1.2.3.4 0123456789abcdef0123456789abcdef \
+		0x0123 2:c903:f:2b64 01.2.3.4 fe80::1%lo fe80::1%2; do
 		mkdir "$acls/$good" || fail "ACL name '$good' refused"
 		rmdir "$acls/$good" || fail "cannot remove ACL '$good'"
 	done
-	for bad in bogus 0x0123 1.2.3.256 01.2.3.4 fe80:::1 1234:5678:9abc; do
+	for bad in bogus 0x123 1.2.3.256 fe80:::1 1234:5678:9abc \
+		fe80::1%nosuchif 0x0123456789abcdef0123456789abcdef01; do
 		if mkdir "$acls/$bad" 2>/dev/null; then
 			rmdir "$acls/$bad"
 			fail "ACL name '$bad' accepted"
@@ -396,20 +405,24 @@ CLIENT_EXT_DENIED=2222222222222222
 : "${SRPT_FUZZ_ITERATIONS:=1000}"
 : "${SRPT_LONG_ITERATIONS:=110000}"
 
-# conf_client ARGS...: the client against our target's RDMA/CM address.
+# conf_client ARGS...: the client against our target's RDMA/CM address,
+# told the target's largest request IU (the srp_max_req_size in effect).
 conf_client() {
-	local guid
+	local guid max
 	guid=$(node_guid) || return 2
-	"$CLIENT" --target "$SRP_DEST" --id-ext "$guid" --ioc-guid "$guid" "$@"
+	read -r max </sys/module/ib_srpt/parameters/srp_max_req_size || return 2
+	"$CLIENT" --target "$SRP_DEST" --id-ext "$guid" --ioc-guid "$guid" \
+		--target-max-it-iu "$max" "$@"
 }
 
-# conf_target_up: our target with LUN 0 for the kernel initiator (ib_srp
-# logged in with two channels) and LUN 1 (64 MiB) for the client; sets
-# CONF_DISK to the kernel initiator's disk.
+# conf_target_up [ATTR=VALUE...]: our target (portal group attributes
+# ATTR) with LUN 0 for the kernel initiator (ib_srp logged in with two
+# channels) and LUN 1 (64 MiB) for the client; sets CONF_DISK to the kernel
+# initiator's disk.
 conf_target_up() {
 	local t rd2 acl2
 	modprobe -a rdma_ucm ib_uverbs || return 1
-	srp_target_up "" || return 1
+	srp_target_up "" "$@" || return 1
 	t=$(tgt_dir)
 	rd2=$(rd_backstore rd_conf 64M) || return 1
 	acl2=$t/acls/0x$CLIENT_EXT$(node_guid)

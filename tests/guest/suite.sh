@@ -23,6 +23,8 @@ if [[ $SUITE_LOGIN == 1 && -f $GUEST_DIR/login.sh ]]; then
 	. "$GUEST_DIR/faults.sh"
 	# shellcheck source=tests/guest/observe.sh
 	. "$GUEST_DIR/observe.sh"
+	# shellcheck source=tests/guest/compat.sh
+	. "$GUEST_DIR/compat.sh"
 fi
 # shellcheck source=tests/guest/mad.sh
 . "$GUEST_DIR/mad.sh"
@@ -358,6 +360,7 @@ if declare -F run_login_cases >/dev/null; then
 	run_login_cases
 	run_fault_cases
 	run_observe_cases
+	run_compat_cases
 fi
 run_case rmmod case_rmmod
 run_case dmesg case_dmesg

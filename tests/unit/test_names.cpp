@@ -66,19 +66,23 @@ TEST(Names, Guid)
 		  "0002:c903:000f:2b64");
 	EXPECT_EQ(canon("fe80:0000:0000:0001\n", SRPT_NAME_GUID),
 		  "fe80:0000:0000:0001");
+	// Leading zeros of a group may be left out (the in-tree driver's
+	// sscanf("%hx:%hx:%hx:%hx") takes such names).
+	EXPECT_EQ(canon("2:c903:f:2b64", SRPT_NAME_GUID),
+		  "0002:c903:000f:2b64");
+	EXPECT_EQ(canon("0:0:0:1", SRPT_NAME_GUID), "0000:0000:0000:0001");
 }
 
 TEST(Names, GuidInvalid)
 {
 	expect_invalid("0002:c903:000f");		// 3 groups
 	expect_invalid("0002:c903:000f:2b64:0001");	// 5 groups
-	expect_invalid("002:c903:000f:2b64");		// 3-digit group
 	expect_invalid("0002:c903:000f:2b645");		// 5-digit group
+	expect_invalid("00002:c903:000f:2b64");		// 5-digit group
 	expect_invalid("0002:c903:000f:2b6g");		// non-hex
 	expect_invalid("0002-c903-000f-2b64");
 	expect_invalid("0002:c903:000f:2b64:");
 	expect_invalid(":0002:c903:000f:2b64");
-	expect_invalid("0002c903000f2b64");
 }
 
 TEST(Names, Gid)
@@ -93,15 +97,45 @@ TEST(Names, Gid)
 		  "0xfe800000000000000002c903000f2b64");
 }
 
+// The in-tree driver's initiator port ID forms: with or without "0x" (or
+// "0X"), and shorter hex strings of an even length, left-padded with zeros.
+TEST(Names, PortIdForms)
+{
+	const uint8_t gid[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+				  0x00, 0x02, 0xc9, 0x03, 0x00, 0x0f, 0x2b, 0x64 };
+	const uint8_t guid_only[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x02,
+					0xc9, 0x03, 0x00, 0x0f, 0x2b, 0x64 };
+	const uint8_t low[16] = { 0, 0, 0, 0, 0, 0, 0, 0,
+				  0, 0, 0, 0, 0, 0, 0, 0x12 };
+
+	expect_id(parse_ok("fe800000000000000002c903000f2b64"), gid);
+	expect_id(parse_ok("0Xfe800000000000000002c903000f2b64"), gid);
+	expect_id(parse_ok("0002c903000f2b64"), guid_only);
+	expect_id(parse_ok("0x0002c903000f2b64"), guid_only);
+	expect_id(parse_ok("12"), low);
+	expect_id(parse_ok("0x12"), low);
+	EXPECT_EQ(canon("0002c903000f2b64", SRPT_NAME_GID),
+		  "0x00000000000000000002c903000f2b64");
+	// Compared as the 16-byte port ID (id_ext and GUID) it is.
+	const uint8_t port[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x02,
+				   0xc9, 0x03, 0x00, 0x0f, 0x2b, 0x64 };
+	srpt_name n = parse_ok("2c903000f2b64a");	// 14 digits: no match
+	EXPECT_FALSE(srpt_name_matches_port_id(&n, port));
+	n = parse_ok("0002c903000f2b64");
+	EXPECT_TRUE(srpt_name_matches_port_id(&n, port));
+}
+
 TEST(Names, GidInvalid)
 {
 	expect_invalid("0xfe800000000000000002c903000f2b6");	// 31 digits
 	expect_invalid("0xfe800000000000000002c903000f2b640");	// 33 digits
+	expect_invalid("0xfe800000000000000002c903000f2b6400");	// 34 digits
 	expect_invalid("0xfe800000000000000002c903000f2b6z");	// non-hex
-	expect_invalid("0Xfe800000000000000002c903000f2b64");	// "0X"
-	expect_invalid("fe800000000000000002c903000f2b64");	// no "0x"
 	expect_invalid("0x");
+	expect_invalid("0x1");
+	expect_invalid("123");
 	expect_invalid("0x fe800000000000000002c903000f2b6");
+	expect_invalid("x12");
 }
 
 TEST(Names, NewlineTolerance)
