@@ -228,15 +228,14 @@ struct srpt_recv_ioctx {
 /**
  * struct srpt_rw - one remote buffer of a command
  * @rw:		RDMA READ/WRITE context
- * @sg:		local scatterlist of this buffer's part of the data
+ * @sg:		local scatterlist of this buffer's part of the data: the
+ *		command's data buffer, or a slice of it (several buffers)
  * @nents:	entries in @sg
- * @len:	bytes of this buffer
  */
 struct srpt_rw {
 	struct rdma_rw_ctx	rw;
 	struct scatterlist	*sg;
 	unsigned int		nents;
-	u32			len;
 };
 
 /* Life of a command context, as reported by get_cmd_state. */
@@ -267,6 +266,8 @@ enum srpt_cmd_state {
  * @ch:		channel the request arrived on
  * @free_entry:	entry in the channel's free list
  * @rdma_cqe:	completion of the RDMA READs of a write
+ * @rdma_err_cqe: error completion of an unsignaled RDMA READ or WRITE (see
+ *		srpt_rdma_err_done())
  * @send_cqe:	completion of the response SEND
  * @rsp_buf:	response IU buffer, max_ti_iu_len bytes
  * @rsp_dma:	its DMA address
@@ -286,6 +287,8 @@ enum srpt_cmd_state {
  * @rsp:	fields of a response built by the driver itself (TMF result,
  *		error, SRP_CRED_REQ) waiting for send queue space
  * @cred_req:	the context carries an SRP_CRED_REQ, not an SRP_RSP
+ * @t_logout:	the context carries an SRP_T_LOGOUT (with the channel's
+ *		t_logout_reason)
  * @responded:	a response was posted for this request
  * @reported:	reported as stuck in the backend
  * @start:	jiffies when the request arrived
@@ -293,9 +296,15 @@ enum srpt_cmd_state {
  * @cdb:	copy of a CDB of up to 16 bytes, so the receive buffer can be
  *		reposted at once (the first byte names the command in logs)
  * @cdb_ext:	allocated copy of a longer CDB (additional CDB), or NULL
- * @data_page:	local buffer of transfers of up to a page into one remote
- *		buffer, allocated by the first such command and kept until the
- *		channel is freed, or NULL
+ * @data_sgl:	the command's data buffer, as LIO gets it: whole pages but
+ *		for the last (@data_sg, or a table from srpt_alloc_pages())
+ * @data_nents:	entries in @data_sgl
+ * @data_len:	bytes in @data_sgl: the sum of the remote buffers
+ * @rdma_sg:	the slices of @data_sgl of a command with several remote
+ *		buffers, or NULL
+ * @data_page:	data buffer of transfers of up to a page, allocated by the
+ *		first such command and kept until the channel is freed, or
+ *		NULL
  * @data_sg:	scatterlist over @data_page while a command uses it
  */
 struct srpt_send_ioctx {
@@ -303,6 +312,7 @@ struct srpt_send_ioctx {
 	struct srpt_channel	*ch;
 	struct list_head	free_entry;
 	struct ib_cqe		rdma_cqe;
+	struct ib_cqe		rdma_err_cqe;
 	struct ib_cqe		send_cqe;
 	void			*rsp_buf;
 	u64			rsp_dma;
@@ -320,12 +330,17 @@ struct srpt_send_ioctx {
 	struct list_head	sq_entry;
 	struct srpt_rsp_args	rsp;
 	bool			cred_req;
+	bool			t_logout;
 	bool			responded;
 	bool			reported;
 	unsigned long		start;
 	u8			sense[TRANSPORT_SENSE_BUFFER];
 	u8			cdb[16];
 	u8			*cdb_ext;
+	struct scatterlist	*data_sgl;
+	u32			data_nents;
+	u32			data_len;
+	struct scatterlist	*rdma_sg;
 	struct page		*data_page;
 	struct scatterlist	data_sg;
 };
@@ -391,6 +406,9 @@ enum srpt_ch_state {
  * @keepalive_at: jiffies of the last probe
  * @comp_vector: completion vector of @cq
  * @last_wqe:	the QP reported IB_EVENT_QP_LAST_WQE_REACHED (SRQ channels)
+ * @t_logout_reason: an SRP_T_LOGOUT with this reason is being sent; the
+ *		channel takes no more requests and closes once it is out
+ * @t_logout:	@t_logout_reason is set
  * @stats:	counters, see srpt_ch_stats
  */
 struct srpt_channel {
@@ -442,6 +460,8 @@ struct srpt_channel {
 	unsigned long		keepalive_at;
 	int			comp_vector;
 	struct completion	last_wqe;
+	u32			t_logout_reason;
+	bool			t_logout;
 	struct srpt_ch_stats {
 		atomic64_t	cmds;
 		atomic64_t	imm_cmds;
@@ -488,6 +508,7 @@ extern unsigned int srpt_srq_size;
 u64 srpt_service_guid(void);
 u64 srpt_comp_vector_mask(void);
 void srpt_set_default_service_guid(u64 guid);
+bool srpt_fault_post_send(void);
 u16 srpt_get_rdma_cm_port(void);
 int srpt_set_rdma_cm_port(u16 port);
 

@@ -85,6 +85,12 @@ enum {
 	SRPT_RSP_FLAG_DIUNDER	= 0x20,
 };
 
+/* SRP_T_LOGOUT reason codes. */
+enum {
+	SRPT_T_LOGOUT_NO_REASON		= 0x0,
+	SRPT_T_LOGOUT_INVALID_IU_TYPE	= 0x2,
+};
+
 /* SRP_TSK_MGMT function codes. */
 enum {
 	SRPT_TSK_ABORT_TASK	= 0x01,
@@ -475,6 +481,10 @@ enum srpt_cmd_err {
 };
 
 u32 srpt_cdb_size(const u8 *cdb);
+
+/* Byte of the PERSISTENT RESERVE OUT parameter list holding SPEC_I_PT. */
+#define SRPT_PR_OUT_FLAGS_OFFSET	20
+bool srpt_pr_out_refused(const u8 *cdb, const u8 *param, size_t len);
 
 int srpt_cmd_parse(const void *iu, size_t len, bool imm_negotiated,
 		   u32 imm_data_offset, struct srpt_cmd_info *out,

@@ -378,7 +378,16 @@ int srpt_ch_create_qp(struct srpt_channel *ch)
 		return -ENOMEM;
 
 retry:
-	ch->cq_size = ch->rq_size + ch->sq_size + 2;
+	/*
+	 * Room for every completion the QP can have outstanding, plus the two
+	 * drain requests.  With its own ring a channel has at most rq_size
+	 * receives posted; on the SRQ an initiator that ignores its credits
+	 * can have up to the SRQ's size complete on this CQ before any is
+	 * polled, and the CQ (shared with other channels by the pool) must
+	 * not overflow for that.
+	 */
+	ch->cq_size = (ch->use_srq ? sdev->srq_size : ch->rq_size) +
+		      ch->sq_size + 2;
 	ch->comp_vector = srpt_pick_comp_vector(srpt_comp_vector_mask(),
 						ib_dev->num_comp_vectors,
 						atomic_inc_return(&sdev->next_vector));
@@ -569,6 +578,40 @@ static bool srpt_ch_same_nexus(const struct srpt_channel *a,
 }
 
 /**
+ * srpt_ch_over_limit() - would a new channel exceed its group's limits?
+ * @ch: the new channel, its session (and so its node ACL) set up
+ * @single: a SINGLE login: the channels of its I_T nexus are about to be
+ *	replaced and do not count
+ *
+ * Channels that are closing do not count either.  Called with srpt_ch_mutex
+ * held, so that two logins cannot both take the last place.
+ *
+ * Return: true when max_channels or max_initiator_channels of the portal
+ * group (0: no limit) is reached.
+ */
+static bool srpt_ch_over_limit(struct srpt_channel *ch, bool single)
+{
+	u32 max_all = READ_ONCE(ch->tpg->max_channels);
+	u32 max_ini = READ_ONCE(ch->tpg->max_initiator_channels);
+	struct srpt_channel *other;
+	u32 n_all = 0, n_ini = 0;
+
+	lockdep_assert_held(&srpt_ch_mutex);
+	if (!max_all && !max_ini)
+		return false;
+	list_for_each_entry(other, &srpt_ch_list, list) {
+		if (other->tpg != ch->tpg ||
+		    READ_ONCE(other->state) >= SRPT_CH_DISCONNECTING ||
+		    (single && srpt_ch_same_nexus(ch, other)))
+			continue;
+		n_all++;
+		if (other->nacl == ch->nacl)
+			n_ini++;
+	}
+	return (max_all && n_all >= max_all) || (max_ini && n_ini >= max_ini);
+}
+
+/**
  * srpt_ch_register() - put a new channel on the channel list
  * @ch: the channel, fully set up
  * @single: the initiator asked for SINGLE channel operation
@@ -582,10 +625,11 @@ static bool srpt_ch_same_nexus(const struct srpt_channel *a,
  * channel) or if its portal group was disabled since the lookup.  Both are
  * decided under srpt_ch_mutex, which srpt_ch_close_matching() takes after
  * clearing @tpg->enabled: a disable either sees the channel on the list or
- * the channel sees the disable.
+ * the channel sees the disable.  So are the portal group's channel limits,
+ * max_channels and max_initiator_channels (see srpt_ch_over_limit()).
  *
- * Return: 0, or -ESHUTDOWN if the channel was refused (the caller frees it
- * and rejects the login).
+ * Return: 0, -ESHUTDOWN if the channel was refused, or -EDQUOT if a limit
+ * is reached (the caller frees it and rejects the login).
  */
 int srpt_ch_register(struct srpt_channel *ch, bool single, u8 *multichan)
 {
@@ -593,6 +637,10 @@ int srpt_ch_register(struct srpt_channel *ch, bool single, u8 *multichan)
 	bool others = false, ok;
 
 	mutex_lock(&srpt_ch_mutex);
+	if (srpt_ch_over_limit(ch, single)) {
+		mutex_unlock(&srpt_ch_mutex);
+		return -EDQUOT;
+	}
 	spin_lock_irq(&ch->lock);
 	ok = ch->state == SRPT_CH_CONNECTING && READ_ONCE(ch->tpg->enabled) &&
 	     !READ_ONCE(ch->tpg->dying);
@@ -864,6 +912,7 @@ static unsigned int srpt_ch_count_matching(struct srpt_device *sdev,
 void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 			    bool wait)
 {
+	DEFINE_WAIT_FUNC(wq, woken_wake_function);
 	struct srpt_channel *ch;
 	char first[96];
 	unsigned int n;
@@ -877,14 +926,17 @@ void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 
 	if (!wait)
 		return;
-	while (!wait_event_timeout(srpt_ch_waitq,
-				   !srpt_ch_count_matching(sdev, tpg, NULL, 0),
-				   10 * HZ)) {
-		n = srpt_ch_count_matching(sdev, tpg, first, sizeof(first));
-		if (n)
+	/*
+	 * Counting takes srpt_ch_mutex, which must not be done as the
+	 * condition of wait_event*() (the task is no longer running there):
+	 * count while running, sleep with wait_woken() in between.
+	 */
+	add_wait_queue(&srpt_ch_waitq, &wq);
+	while ((n = srpt_ch_count_matching(sdev, tpg, first, sizeof(first))))
+		if (!wait_woken(&wq, TASK_UNINTERRUPTIBLE, 10 * HZ))
 			pr_info("waiting for %u channel(s) to be released, e.g. %s\n",
 				n, first);
-	}
+	remove_wait_queue(&srpt_ch_waitq, &wq);
 }
 
 /* Channel states as LIO's iSCSI connection states, which rtslib parses. */

@@ -216,10 +216,18 @@ static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
 		goto free_ch;
 
 	ch->req_lim = ch->rq_size;
-	if (srpt_ch_register(ch, !l->d.multichannel, &multichan)) {
+	ret = srpt_ch_register(ch, !l->d.multichannel, &multichan);
+	if (ret) {
 		srpt_ch_free(ch);
-		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		l->d.why = "portal group disabled or session closed during login";
+		if (ret == -EDQUOT) {
+			l->d.reject_reason =
+				SRPT_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+			l->d.why = "channel limit of the portal group reached";
+		} else {
+			l->d.reject_reason =
+				SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+			l->d.why = "portal group disabled or session closed during login";
+		}
 		srpt_login_reject(l);
 		return NULL;
 	}

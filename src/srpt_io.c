@@ -38,6 +38,7 @@
 #include "srpt_trace.h"
 
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r);
 static void srpt_send_cred_req(struct srpt_send_ioctx *ioctx);
@@ -56,6 +57,7 @@ void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx)
 {
 	ioctx->ch = ch;
 	ioctx->rdma_cqe.done = srpt_rdma_read_done;
+	ioctx->rdma_err_cqe.done = srpt_rdma_err_done;
 	ioctx->send_cqe.done = srpt_send_done;
 	ioctx->state = SRPT_CMD_FREE;
 	INIT_LIST_HEAD(&ioctx->free_entry);
@@ -239,6 +241,7 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 	ioctx->start = jiffies;
 	ioctx->responded = false;
 	ioctx->cred_req = false;
+	ioctx->t_logout = false;
 	ioctx->reported = false;
 
 	ioctx->state = SRPT_CMD_NEW;
@@ -253,21 +256,24 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 }
 
 /**
- * srpt_free_sgl() - give back the local buffer of one remote buffer
+ * srpt_free_data() - give back the local data buffer of a command
  * @ioctx: the command
- * @rw: the buffer's scatterlist, from srpt_alloc_sgl()
  *
- * The page the context keeps (see srpt_alloc_sgl()) stays with it; every
+ * The page the context keeps (see srpt_alloc_data()) stays with it; any
  * other buffer is a table of single pages, freed page by page.
  */
-static void srpt_free_sgl(struct srpt_send_ioctx *ioctx, struct srpt_rw *rw)
+static void srpt_free_data(struct srpt_send_ioctx *ioctx)
 {
-	if (rw->sg != &ioctx->data_sg)
-		target_free_sgl(rw->sg, rw->nents);
+	if (ioctx->data_sgl && ioctx->data_sgl != &ioctx->data_sg)
+		target_free_sgl(ioctx->data_sgl, ioctx->data_nents);
+	ioctx->data_sgl = NULL;
+	ioctx->data_nents = 0;
+	kfree(ioctx->rdma_sg);
+	ioctx->rdma_sg = NULL;
 }
 
 /**
- * srpt_unmap_data() - release the RDMA contexts and data buffers of a command
+ * srpt_unmap_data() - release the RDMA contexts and data buffer of a command
  * @ioctx: the command
  */
 static void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
@@ -282,8 +288,8 @@ static void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
 
 		rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
 				    rw->sg, rw->nents, dir);
-		srpt_free_sgl(ioctx, rw);
 	}
+	srpt_free_data(ioctx);
 	if (ioctx->rw != ioctx->rw_inline)
 		kfree(ioctx->rw);
 	ioctx->rw = NULL;
@@ -352,14 +358,18 @@ static void srpt_ioctx_done(struct srpt_send_ioctx *ioctx)
 }
 
 /**
- * srpt_alloc_pages() - local buffer of @len bytes, one page per entry
+ * srpt_alloc_pages() - a data buffer of @len bytes, one page per entry
  * @len: bytes, more than zero
- * @chain: the scatterlist must have room for a chain entry
- * @rw: receives the scatterlist (@rw->sg, @rw->nents)
+ * @sgl: receives the scatterlist
+ * @nents: receives its number of entries
  *
- * Every entry is one page: LIO maps the data of the commands it emulates
- * (transport_kmap_data_sg()) and pscsi builds its bios assuming exactly
- * that, and reads or writes past the mapping when an entry spans pages.
+ * LIO's contract for the data buffer of a command: every entry is one
+ * whole page, but for a shorter last one.  Where LIO maps the data itself
+ * (transport_kmap_data_sg() for the commands it emulates) it vmaps the
+ * entries' pages back to back, and pscsi builds its bios page by page:
+ * an entry that spans pages, or a short one in the middle, makes them read
+ * or write past the data.
+ *
  * The pages come in blocks of up to 2^%SRPT_CHUNK_ORDER, allocated without
  * reclaim retries and split into single pages (split_page()), so a
  * 128 KiB buffer costs four page allocations instead of 32; when no block
@@ -368,15 +378,15 @@ static void srpt_ioctx_done(struct srpt_send_ioctx *ioctx)
  *
  * Return: 0 or -ENOMEM (nothing allocated).
  */
-static int srpt_alloc_pages(u32 len, bool chain, struct srpt_rw *rw)
+static int srpt_alloc_pages(u32 len, struct scatterlist **sgl, u32 *nents)
 {
 	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i = 0, j;
 	struct scatterlist *sg;
 
-	sg = kmalloc_array(n + chain, sizeof(*sg), GFP_KERNEL);
+	sg = kmalloc_array(n, sizeof(*sg), GFP_KERNEL);
 	if (!sg)
 		return -ENOMEM;
-	sg_init_table(sg, n + chain);
+	sg_init_table(sg, n);
 	while (i < n) {
 		unsigned int order = min_t(unsigned int, ilog2(n - i),
 					   SRPT_CHUNK_ORDER);
@@ -400,43 +410,66 @@ static int srpt_alloc_pages(u32 len, bool chain, struct srpt_rw *rw)
 				    min_t(u32, len - i * PAGE_SIZE, PAGE_SIZE),
 				    0);
 	}
-	rw->sg = sg;
-	rw->nents = n;
+	*sgl = sg;
+	*nents = n;
 	return 0;
 }
 
 /**
- * srpt_alloc_sgl() - local buffer for one remote buffer of a command
+ * srpt_alloc_data() - the local data buffer of a command
  * @ioctx: the command
- * @len: bytes
- * @chain: the scatterlist must have room for a chain entry
- * @rw: receives the scatterlist (@rw->sg, @rw->nents)
+ * @len: bytes, the sum of its remote buffers, more than zero
  *
- * A transfer of up to a page into the last remote buffer (no chain entry
- * needed), such as a 4 KiB read, uses the page the context keeps for that:
- * allocating and freeing a page for every such command was about a third
- * of the target's completion work in a profile of 4 KiB random reads.
- * Larger ones get pages of their own (srpt_alloc_pages()), freed with the
- * command.
+ * One buffer for the whole command, however many remote buffers the
+ * initiator gave (see srpt_alloc_pages() for why).  Up to a page, such as
+ * a 4 KiB read, uses the page the context keeps for that: allocating and
+ * freeing a page for every such command was about a third of the target's
+ * completion work in a profile of 4 KiB random reads.
  *
  * Return: 0 or -ENOMEM.
  */
-static int srpt_alloc_sgl(struct srpt_send_ioctx *ioctx, u32 len, bool chain,
-			  struct srpt_rw *rw)
+static int srpt_alloc_data(struct srpt_send_ioctx *ioctx, u32 len)
 {
-	rw->len = len;
-	if (!chain && len <= PAGE_SIZE) {
+	ioctx->data_len = len;
+	if (len <= PAGE_SIZE) {
 		if (!ioctx->data_page)
 			ioctx->data_page = alloc_page(GFP_KERNEL);
 		if (ioctx->data_page) {
 			sg_init_table(&ioctx->data_sg, 1);
 			sg_set_page(&ioctx->data_sg, ioctx->data_page, len, 0);
-			rw->sg = &ioctx->data_sg;
-			rw->nents = 1;
+			ioctx->data_sgl = &ioctx->data_sg;
+			ioctx->data_nents = 1;
 			return 0;
 		}
 	}
-	return srpt_alloc_pages(len, chain, rw);
+	return srpt_alloc_pages(len, &ioctx->data_sgl, &ioctx->data_nents);
+}
+
+/**
+ * srpt_slice() - scatterlist over a byte range of a command's data buffer
+ * @ioctx: the command, its buffer allocated
+ * @off: first byte
+ * @len: bytes, more than zero, inside the buffer
+ * @out: room for the entries: one per page the range touches
+ *
+ * Return: entries written to @out.
+ */
+static unsigned int srpt_slice(struct srpt_send_ioctx *ioctx, u32 off, u32 len,
+			       struct scatterlist *out)
+{
+	u32 first = off >> PAGE_SHIFT, last = (off + len - 1) >> PAGE_SHIFT;
+	unsigned int i, n = last - first + 1;
+
+	sg_init_table(out, n);
+	for (i = 0; i < n; i++) {
+		u32 start = i ? 0 : offset_in_page(off);
+		u32 l = min_t(u32, len, PAGE_SIZE - start);
+
+		sg_set_page(&out[i], sg_page(&ioctx->data_sgl[first + i]), l,
+			    start);
+		len -= l;
+	}
+	return n;
 }
 
 /**
@@ -444,14 +477,17 @@ static int srpt_alloc_sgl(struct srpt_send_ioctx *ioctx, u32 len, bool chain,
  * @ch: channel
  * @ioctx: the command
  * @ci: the parsed command, with @ci->ndesc direct descriptors
- * @sgl: receives the start of the chained scatterlist for LIO
+ * @sgl: receives the scatterlist for LIO
  * @nents: receives its number of entries
  *
- * Each remote buffer gets its own scatterlist and rdma_rw context; the
- * scatterlists are chained into one, which LIO fills (reads) or which the
- * RDMA READs fill (writes).
+ * The command gets one data buffer (srpt_alloc_data()), which LIO fills
+ * (reads) or which the RDMA READs fill (writes); each remote buffer gets an
+ * rdma_rw context over its part of it, in order: over the whole buffer when
+ * there is one, over a slice of the buffer's pages (srpt_slice()) when
+ * there are several.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno (srpt_unmap_data() releases what was set
+ * up).
  */
 static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 			 const struct srpt_cmd_info *ci,
@@ -459,12 +495,14 @@ static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 {
 	enum dma_data_direction dir = ci->dir == SRPT_DIR_OUT ?
 				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
-	struct srpt_rw *prev = NULL;
-	u32 i;
+	struct scatterlist *slice;
+	u32 i, off = 0;
 	int ret;
 
 	*sgl = NULL;
 	*nents = 0;
+	if (!ci->data_len)
+		return 0;
 	if (ci->ndesc <= SRPT_MAX_INLINE_RW) {
 		ioctx->rw = ioctx->rw_inline;
 	} else {
@@ -473,6 +511,18 @@ static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 		if (!ioctx->rw)
 			return -ENOMEM;
 	}
+	ret = srpt_alloc_data(ioctx, ci->data_len);
+	if (ret)
+		return ret;
+	if (ci->ndesc > 1) {
+		/* Each slice has an entry per page, one more where unaligned. */
+		ioctx->rdma_sg = kmalloc_array(ioctx->data_nents + ci->ndesc,
+					       sizeof(*ioctx->rdma_sg),
+					       GFP_KERNEL);
+		if (!ioctx->rdma_sg)
+			return -ENOMEM;
+	}
+	slice = ioctx->rdma_sg;
 
 	for (i = 0; i < ci->ndesc; i++) {
 		struct srpt_rw *rw = &ioctx->rw[ioctx->n_rw];
@@ -481,25 +531,95 @@ static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 		srpt_buf_desc_get(&ci->desc[i], &bd);
 		if (!bd.len)
 			continue;
-		ret = srpt_alloc_sgl(ioctx, bd.len, i + 1 < ci->ndesc, rw);
-		if (ret)
-			return ret;
+		if (slice) {
+			rw->sg = slice;
+			rw->nents = srpt_slice(ioctx, off, bd.len, slice);
+			slice += rw->nents;
+		} else {
+			rw->sg = ioctx->data_sgl;
+			rw->nents = ioctx->data_nents;
+		}
 		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
 				       rw->sg, rw->nents, 0, bd.va, bd.key, dir);
-		if (ret < 0) {
-			srpt_free_sgl(ioctx, rw);
+		if (ret < 0)
 			return ret;
-		}
 		ioctx->n_wr += ret;
 		ioctx->n_rw++;
-		if (prev)
-			sg_chain(prev->sg, prev->nents + 1, rw->sg);
-		else
-			*sgl = rw->sg;
-		*nents += rw->nents;
-		prev = rw;
+		off += bd.len;
 	}
+	*sgl = ioctx->data_sgl;
+	*nents = ioctx->data_nents;
 	return 0;
+}
+
+/**
+ * srpt_post_send() - post a chain of work requests to a channel's send queue
+ * @ch: channel
+ * @first: the chain; its entries are reserved in sq_wr_avail
+ * @what: what is posted, for the log
+ *
+ * With the entries reserved, a full queue cannot be why a post fails: the
+ * QP is unusable, and the channel is closed.  (Retrying would not help, and
+ * a response that is never sent leaves the initiator waiting.)
+ *
+ * Return: 0 or the negative errno of ib_post_send().
+ */
+static int srpt_post_send(struct srpt_channel *ch, struct ib_send_wr *first,
+			  const char *what)
+{
+	int ret = srpt_fault_post_send() ? -ENOMEM :
+		  ib_post_send(ch->qp, first, NULL);
+
+	if (unlikely(ret)) {
+		pr_warn_ratelimited("%s: posting %s failed (%d)\n",
+				    ch->sess_name, what, ret);
+		srpt_ch_close(ch, "posting to the send queue failed");
+	}
+	return ret;
+}
+
+/**
+ * srpt_wc_error() - a work request of a channel completed with an error
+ * @ch: channel
+ * @wc: the completion
+ * @what: what the request was, for the log
+ * @tag: tag of the request it belonged to, or 0
+ *
+ * Every error closes the channel, a flush too: the QP is in the error state
+ * then, so nothing more would get through.  Errors other than flushes are
+ * counted (rdma_errors) and logged.
+ */
+static void srpt_wc_error(struct srpt_channel *ch, const struct ib_wc *wc,
+			  const char *what, u64 tag)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		atomic64_inc(&ch->stats.rdma_errors);
+		pr_warn_ratelimited("%s: %s for tag 0x%llx failed: %s\n",
+				    ch->sess_name, what, tag,
+				    ib_wc_status_msg(wc->status));
+	}
+	srpt_ch_close(ch, wc->status == IB_WC_WR_FLUSH_ERR ?
+		      "work requests flushed" : "RDMA transfer error");
+}
+
+/**
+ * srpt_watch_rdma_errors() - route the error completions of RDMA requests
+ * @ioctx: the command
+ * @first: its chain of work requests
+ *
+ * rdma_rw leaves every request but the last of a chain without a
+ * completion entry, and unsignaled: the CQ layer drops the error
+ * completion of such a request (it calls only wr_cqe->done), so a failed
+ * RDMA WRITE (bad rkey, initiator gone) went unseen and the channel stayed
+ * live with its QP in error.  Those requests get srpt_rdma_err_done()
+ * (still unsignaled: it runs only for an error).
+ */
+static void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
+				   struct ib_send_wr *first)
+{
+	for (; first; first = first->next)
+		if (!first->wr_cqe)
+			first->wr_cqe = &ioctx->rdma_err_cqe;
 }
 
 /**
@@ -509,12 +629,12 @@ static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
  * @with_data: chain the command's RDMA WRITEs in front of the SEND
  * @n: send queue entries already reserved for all of it
  *
- * The IU is an SRP_RSP, or an SRP_CRED_REQ if @ioctx->cred_req is set.  It
+ * The IU is an SRP_RSP, or an SRP_CRED_REQ if @ioctx->cred_req is set, or
+ * an SRP_T_LOGOUT if @ioctx->t_logout is.  An SRP_RSP or SRP_CRED_REQ
  * carries every credit freed so far.
  *
- * Return: 0, or the errno of ib_post_send() (-EIO instead of -ENOMEM once
- * the channel is closing): then the entries and the credits are given back
- * and nothing was posted.
+ * Return: 0, or -EIO when the post failed (see srpt_post_send()): then
+ * the entries and the credits are given back and nothing was posted.
  */
 static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
 			      struct srpt_rsp_args *a, bool with_data,
@@ -527,8 +647,11 @@ static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
 	size_t len;
 	int i, ret;
 
-	a->req_lim_delta = srpt_take_credits(ch);
-	if (ioctx->cred_req)
+	a->req_lim_delta = ioctx->t_logout ? 0 : srpt_take_credits(ch);
+	if (ioctx->t_logout)
+		len = srpt_build_t_logout(ioctx->rsp_buf, ch->max_ti_iu_len,
+					  ioctx->tag, ch->t_logout_reason);
+	else if (ioctx->cred_req)
 		len = srpt_build_cred_req(ioctx->rsp_buf, ch->max_ti_iu_len,
 					  ioctx->tag, a->req_lim_delta);
 	else
@@ -545,27 +668,26 @@ static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
 	send_wr.sg_list = &sge;
 	send_wr.num_sge = 1;
 
-	if (with_data)
+	if (with_data) {
 		for (i = ioctx->n_rw - 1; i >= 0; i--)
 			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
 						ch->sport->port_num, NULL,
 						first);
+		srpt_watch_rdma_errors(ioctx, first);
+	}
 
 	ioctx->rsp_wrs = n;
 	ioctx->state = SRPT_CMD_RSP_SENT;
 	ioctx->responded = true;
 	trace_srpt_rsp(ch->id, ioctx->tag, ioctx->cred_req, a->status,
 		       a->req_lim_delta, n);
-	ret = ib_post_send(ch->qp, first, NULL);
+	ret = srpt_post_send(ch, first, "a response");
 	if (ret) {
 		atomic_add(n, &ch->sq_wr_avail);
 		ioctx->rsp_wrs = 0;
 		ioctx->responded = false;
 		srpt_undo_credits(ch, a->req_lim_delta);
-		pr_warn_ratelimited("%s: posting a response failed (%d)\n",
-				    ch->sess_name, ret);
-		if (ret == -ENOMEM && READ_ONCE(ch->state) != SRPT_CH_LIVE)
-			ret = -EIO;
+		ret = -EIO;
 	}
 	return ret;
 }
@@ -584,8 +706,10 @@ static int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
 {
 	unsigned int n = 1 + (with_data ? ioctx->n_wr : 0);
 
-	if (!srpt_sq_reserve(ioctx->ch, n))
+	if (!srpt_sq_reserve(ioctx->ch, n)) {
+		atomic64_inc(&ioctx->ch->stats.sq_full);
 		return -ENOMEM;
+	}
 	return srpt_post_reserved(ioctx, a, with_data, n);
 }
 
@@ -686,6 +810,41 @@ static void srpt_send_cred_req(struct srpt_send_ioctx *ioctx)
 	ioctx->tag = SRPT_CRED_REQ_TAG | (ioctx - ch->ioctx_ring);
 	memset(&ioctx->rsp, 0, sizeof(ioctx->rsp));
 	atomic64_inc(&ch->stats.cred_reqs);
+	srpt_queue_own(ioctx);
+}
+
+/**
+ * srpt_t_logout() - end a channel with an SRP_T_LOGOUT
+ * @ch: channel, live
+ * @reason: SRPT_T_LOGOUT_* reason code
+ *
+ * For protocol errors after which the channel cannot go on (an IU the
+ * target cannot parse at all): the initiator is told why (SRP r16a allows
+ * the target to log out), and the channel is closed once the SRP_T_LOGOUT
+ * has completed (srpt_send_done()).  Until then no more requests are
+ * handled.  If no command context is free the channel is closed at once.
+ */
+static void srpt_t_logout(struct srpt_channel *ch, u32 reason)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	first = !ch->t_logout;
+	ch->t_logout = true;
+	ch->t_logout_reason = reason;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!first)
+		return;
+	ioctx = srpt_get_ioctx(ch);
+	if (!ioctx) {
+		srpt_ch_close(ch, "protocol error");
+		return;
+	}
+	ioctx->t_logout = true;
+	ioctx->tag = 0;
+	memset(&ioctx->rsp, 0, sizeof(ioctx->rsp));
 	srpt_queue_own(ioctx);
 }
 
@@ -859,6 +1018,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 
 	ioctx->tag = ci.tag;
 	ioctx->dir = ci.dir;
+	ioctx->data_len = ci.data_len;
 	trace_srpt_cmd(ch->id, ci.tag, srpt_unpack_lun(ci.lun), ci.cdb[0],
 		       ci.data_len, ci.dir, ci.fmt == SRPT_DATA_DESC_IMM);
 	/* A copy: the receive buffer is reposted before LIO sees the CDB. */
@@ -894,6 +1054,21 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 			srpt_repost_recv(ch, r);
 			srpt_send_error_rsp(ioctx, ci.tag, SAM_STAT_BUSY, 0, 0,
 					    0, -1);
+			return;
+		}
+		/*
+		 * The RDMA requests and the response must fit in the send
+		 * queue at once, or LIO would retry the command for ever.
+		 */
+		if (ioctx->n_wr + 1 > ch->sq_size) {
+			pr_warn_ratelimited("%s: tag 0x%llx: %u bytes need %u RDMA requests, more than the send queue holds (%u)\n",
+					    ch->sess_name, ci.tag, ci.data_len,
+					    ioctx->n_wr, ch->sq_size);
+			srpt_unmap_data(ioctx);
+			srpt_repost_recv(ch, r);
+			srpt_send_error_rsp(ioctx, ci.tag,
+					    SAM_STAT_CHECK_CONDITION,
+					    ILLEGAL_REQUEST, 0x24, 0x00, -1);
 			return;
 		}
 	}
@@ -1023,6 +1198,11 @@ static bool srpt_handle_iu(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 	struct srpt_send_ioctx *ioctx;
 	u8 opcode = r->byte_len ? *(u8 *)r->buf : 0xff;
 
+	if (unlikely(READ_ONCE(ch->t_logout))) {
+		/* Logging the initiator out: nothing more is handled. */
+		srpt_repost_recv(ch, r);
+		return true;
+	}
 	switch (opcode) {
 	case SRPT_OP_CMD:
 	case SRPT_OP_TSK_MGMT:
@@ -1046,9 +1226,10 @@ static bool srpt_handle_iu(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 	default:
 		atomic64_inc(&ch->stats.malformed);
 		trace_srpt_bad_iu(ch->id, opcode, r->byte_len, -EOPNOTSUPP);
-		pr_warn_ratelimited("%s: ignored IU with opcode 0x%02x (%u bytes)\n",
+		pr_warn_ratelimited("%s: IU with invalid type 0x%02x (%u bytes): logging the initiator out\n",
 				    ch->sess_name, opcode, r->byte_len);
 		srpt_repost_recv(ch, r);
+		srpt_t_logout(ch, SRPT_T_LOGOUT_INVALID_IU_TYPE);
 		break;
 	}
 	return true;
@@ -1164,12 +1345,7 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (r->sdev && srpt_post_recv(ch, r))
 			pr_warn_ratelimited("%s: SRQ repost failed\n",
 					    dev_name(&r->sdev->ib_dev->dev));
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_warn_ratelimited("%s: receive failed: %s\n",
-					    ch->sess_name,
-					    ib_wc_status_msg(wc->status));
-			srpt_ch_close(ch, "receive error");
-		}
+		srpt_wc_error(ch, wc, "receive", 0);
 		return;
 	}
 
@@ -1200,6 +1376,52 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
+ * srpt_rdma_err_done() - an unsignaled RDMA READ or WRITE failed
+ * @cq: completion queue
+ * @wc: its error completion (see srpt_watch_rdma_errors())
+ *
+ * The command's signaled request (the last READ, or the response SEND)
+ * completes after this one, flushed, and finishes the command.
+ */
+static void srpt_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_err_cqe);
+
+	srpt_wc_error(ioctx->ch, wc, ioctx->dir == SRPT_DIR_OUT ?
+		      "RDMA READ" : "RDMA WRITE", ioctx->tag);
+}
+
+/**
+ * srpt_execute_write() - run a command whose data-out is here
+ * @ioctx: the command, its data in @sgl
+ * @sgl: the data (immediate data or the RDMA READ buffer)
+ * @nents: entries in @sgl
+ *
+ * The one place where the target looks at data before LIO: see
+ * srpt_pr_out_refused().
+ */
+static void srpt_execute_write(struct srpt_send_ioctx *ioctx,
+			       struct scatterlist *sgl, unsigned int nents)
+{
+	u8 param[SRPT_PR_OUT_FLAGS_OFFSET + 1];
+	const u8 *cdb = ioctx->cdb_ext ? ioctx->cdb_ext : ioctx->cdb;
+	size_t len = 0;
+
+	if (unlikely(cdb[0] == 0x5f) && sgl)
+		len = sg_pcopy_to_buffer(sgl, nents, param, sizeof(param), 0);
+	if (unlikely(srpt_pr_out_refused(cdb, param, len))) {
+		pr_warn_ratelimited("%s: tag 0x%llx: PERSISTENT RESERVE OUT with SPEC_I_PT refused\n",
+				    ioctx->ch->sess_name, ioctx->tag);
+		transport_generic_request_failure(&ioctx->cmd,
+						  TCM_INVALID_PARAMETER_LIST);
+		return;
+	}
+	ioctx->state = SRPT_CMD_EXECUTING;
+	target_execute_cmd(&ioctx->cmd);
+}
+
+/**
  * srpt_rdma_read_done() - the RDMA READs of a write completed
  * @cq: completion queue
  * @wc: completion of the last (signaled) READ
@@ -1212,20 +1434,13 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	srpt_sq_released(ch, ioctx->n_wr);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		atomic64_inc(&ch->stats.rdma_errors);
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_warn_ratelimited("%s: RDMA READ for tag 0x%llx failed: %s\n",
-					    ch->sess_name, ioctx->tag,
-					    ib_wc_status_msg(wc->status));
-			srpt_ch_close(ch, "RDMA READ error");
-		}
+		srpt_wc_error(ch, wc, "RDMA READ", ioctx->tag);
 		transport_generic_request_failure(&ioctx->cmd,
 						  TCM_CHECK_CONDITION_ABORT_CMD);
 		return;
 	}
 	srpt_sync_data(ioctx, true);
-	ioctx->state = SRPT_CMD_EXECUTING;
-	target_execute_cmd(&ioctx->cmd);
+	srpt_execute_write(ioctx, ioctx->data_sgl, ioctx->data_nents);
 }
 
 /**
@@ -1242,14 +1457,11 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned int n = ioctx->rsp_wrs;
 
 	ioctx->rsp_wrs = 0;
-	if (unlikely(wc->status != IB_WC_SUCCESS &&
-		     wc->status != IB_WC_WR_FLUSH_ERR)) {
-		atomic64_inc(&ch->stats.rdma_errors);
-		pr_warn_ratelimited("%s: response for tag 0x%llx failed: %s\n",
-				    ch->sess_name, ioctx->tag,
-				    ib_wc_status_msg(wc->status));
-		srpt_ch_close(ch, "send error");
-	}
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		srpt_wc_error(ch, wc, "response", ioctx->tag);
+	/* The initiator has the SRP_T_LOGOUT (or never will): now disconnect. */
+	if (ioctx->t_logout)
+		srpt_ch_close(ch, "protocol error, SRP_T_LOGOUT sent");
 	/* Before the context goes: a closing channel lives while it is busy. */
 	srpt_sq_released(ch, n);
 	ioctx->state = SRPT_CMD_DONE;
@@ -1269,18 +1481,9 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 static void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len)
 {
-	unsigned int i;
-
-	for (i = 0; i < ioctx->n_rw; i++) {
-		struct srpt_rw *rw = &ioctx->rw[i];
-
-		if (len >= rw->len) {
-			len -= rw->len;
-			continue;
-		}
-		sg_zero_buffer(rw->sg, rw->nents, rw->len - len, len);
-		len = 0;
-	}
+	if (ioctx->data_sgl && len < ioctx->data_len)
+		sg_zero_buffer(ioctx->data_sgl, ioctx->data_nents,
+			       ioctx->data_len - len, len);
 }
 
 /**
@@ -1301,8 +1504,12 @@ static void srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
 		a->sense = ioctx->sense;
 		a->sense_len = cmd->scsi_sense_length;
 	}
+	/*
+	 * LIO can count an underflow twice (a data-in command sent with a
+	 * data-out buffer): no more than the buffer can be missing.
+	 */
 	if (cmd->se_cmd_flags & SCF_UNDERFLOW_BIT)
-		a->residual_under = cmd->residual_count;
+		a->residual_under = min(cmd->residual_count, ioctx->data_len);
 	else if (cmd->se_cmd_flags & SCF_OVERFLOW_BIT)
 		a->residual_over = cmd->residual_count;
 }
@@ -1330,11 +1537,10 @@ void srpt_close_session(struct se_session *se_sess)
  * @ioctx: the command
  * @ret: what srpt_post_rsp() returned
  *
- * -ENOMEM (send queue full) goes back to LIO, which retries the callback,
- * (srpt_post_reserved() turns a failed post on a closing channel into
- * -EIO: it would not succeed later, and LIO's retry would spin forever.)
- * After any other failure no completion will come for the command, so the
- * reference the completion would have dropped is dropped here.
+ * -ENOMEM (send queue full) goes back to LIO, which retries the callback.
+ * After a failed post (the channel is then closing: see srpt_post_send())
+ * no completion will come for the command, so the reference the completion
+ * would have dropped is dropped here.
  *
  * Return: -ENOMEM or 0.
  */
@@ -1354,7 +1560,8 @@ static int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
  * Immediate data is already here; otherwise the RDMA READs are posted and
  * srpt_rdma_read_done() executes the command.
  *
- * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
+ * Return: 0, -ENOMEM when the send queue is full (LIO retries), or -EIO
+ * when the post failed.
  */
 int srpt_write_pending(struct se_cmd *se_cmd)
 {
@@ -1364,23 +1571,25 @@ int srpt_write_pending(struct se_cmd *se_cmd)
 	int i, ret;
 
 	if (ioctx->recv || !ioctx->n_rw) {
-		target_execute_cmd(se_cmd);
+		srpt_execute_write(ioctx, se_cmd->t_data_sg,
+				   se_cmd->t_data_nents);
 		return 0;
 	}
-	if (!srpt_sq_reserve(ch, ioctx->n_wr))
+	if (!srpt_sq_reserve(ch, ioctx->n_wr)) {
+		atomic64_inc(&ch->stats.sq_full);
 		return -ENOMEM;
+	}
 	for (i = ioctx->n_rw - 1; i >= 0; i--)
 		first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
 					ch->sport->port_num,
 					first ? NULL : &ioctx->rdma_cqe, first);
+	srpt_watch_rdma_errors(ioctx, first);
 	ioctx->state = SRPT_CMD_DATA_OUT;
-	ret = ib_post_send(ch->qp, first, NULL);
+	ret = srpt_post_send(ch, first, "RDMA READs");
 	if (ret) {
 		atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
-		pr_warn_ratelimited("%s: posting RDMA READ failed (%d)\n",
-				    ch->sess_name, ret);
-		/* Retried by LIO while the channel lives; else fails the command. */
-		return READ_ONCE(ch->state) == SRPT_CH_LIVE ? -ENOMEM : -EIO;
+		/* Not retried: LIO fails the command, the channel is closing. */
+		return -EIO;
 	}
 	return 0;
 }
@@ -1508,7 +1717,10 @@ static void srpt_describe_ioctx(const struct srpt_send_ioctx *ioctx,
 {
 	unsigned int age = jiffies_to_msecs(jiffies - ioctx->start) / 1000;
 
-	if (ioctx->cred_req)
+	if (ioctx->t_logout)
+		snprintf(buf, len, "SRP_T_LOGOUT, %s for %u s",
+			 srpt_cmd_state_name[ioctx->state], age);
+	else if (ioctx->cred_req)
 		snprintf(buf, len, "SRP_CRED_REQ, %s for %u s",
 			 srpt_cmd_state_name[ioctx->state], age);
 	else if (ioctx->in_lio && ioctx->cmd.se_cmd_flags & SCF_SCSI_TMR_CDB)
@@ -1647,13 +1859,8 @@ static void srpt_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_channel *ch =
 		container_of(wc->wr_cqe, struct srpt_channel, keepalive_cqe);
 
-	if (unlikely(wc->status != IB_WC_SUCCESS &&
-		     wc->status != IB_WC_WR_FLUSH_ERR)) {
-		atomic64_inc(&ch->stats.rdma_errors);
-		pr_warn_ratelimited("%s: the initiator does not answer the keepalive: %s\n",
-				    ch->sess_name, ib_wc_status_msg(wc->status));
-		srpt_ch_close(ch, "initiator unreachable (keepalive failed)");
-	}
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		srpt_wc_error(ch, wc, "keepalive probe", 0);
 	srpt_sq_released(ch, 1);
 	srpt_keepalive_end(ch);
 }
@@ -1696,10 +1903,8 @@ static void srpt_keepalive(struct srpt_channel *ch)
 		return;
 	}
 	atomic64_inc(&ch->stats.keepalives);
-	ret = ib_post_send(ch->qp, &wr.wr, NULL);
+	ret = srpt_post_send(ch, &wr.wr, "a keepalive probe");
 	if (ret) {
-		pr_debug("%s: posting a keepalive failed (%d)\n",
-			 ch->sess_name, ret);
 		srpt_sq_released(ch, 1);
 		srpt_keepalive_end(ch);
 	}

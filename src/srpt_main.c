@@ -14,6 +14,7 @@
 #include <linux/kernel.h>
 #include <linux/atomic.h>
 #include <linux/string.h>
+#include <linux/debugfs.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
@@ -235,6 +236,25 @@ int srpt_set_rdma_cm_port(u16 port)
 	return 0;
 }
 
+/*
+ * Fault injection for tests, in debugfs (ib_srpt/fail_post_send): the
+ * number of coming ib_post_send() calls to fail with -ENOMEM, as if the
+ * device refused them.  0, the default, injects nothing.
+ */
+static atomic_t srpt_fail_post_send = ATOMIC_INIT(0);
+static struct dentry *srpt_debugfs;
+
+/**
+ * srpt_fault_post_send() - should this send queue post fail?
+ *
+ * Return: true (and one injected failure fewer) while the counter is set.
+ */
+bool srpt_fault_post_send(void)
+{
+	return unlikely(atomic_read(&srpt_fail_post_send)) &&
+	       atomic_add_unless(&srpt_fail_post_send, -1, 0);
+}
+
 /**
  * srpt_init_module() - load the driver
  *
@@ -268,6 +288,9 @@ static int __init srpt_init_module(void)
 		return ret;
 	}
 
+	srpt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_atomic_t("fail_post_send", 0600, srpt_debugfs,
+				&srpt_fail_post_send);
 	pr_info("SRP target %s loaded: srp_max_req_size=%u srpt_srq_size=%u rdma_cm_port=%u\n",
 		SRPT_VERSION, srpt_max_req_size, srpt_srq_size,
 		srpt_get_rdma_cm_port());
@@ -282,6 +305,7 @@ static int __init srpt_init_module(void)
  */
 static void __exit srpt_exit_module(void)
 {
+	debugfs_remove_recursive(srpt_debugfs);
 	srpt_cm_exit();
 	srpt_device_exit();
 	target_unregister_template(&srpt_fabric_ops);

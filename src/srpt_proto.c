@@ -444,6 +444,34 @@ u32 srpt_cdb_size(const u8 *cdb)
 }
 
 /**
+ * srpt_pr_out_refused() - a PERSISTENT RESERVE OUT the target does not run
+ * @cdb: the CDB
+ * @param: the first bytes of its parameter list
+ * @len: bytes at @param (0 if there is no parameter list)
+ *
+ * REGISTER and REGISTER AND IGNORE EXISTING KEY with SPEC_I_PT set
+ * (registrations for other initiator ports, named by TransportIDs in the
+ * parameter list): when LIO refuses such a request (a short list, a
+ * TransportID it cannot resolve) it keeps a reference on the initiator's
+ * LUN mapping (core_scsi3_decode_spec_i_port() does not release the
+ * local registration's se_dev_entry), and removing the mapping, the ACL
+ * or the LUN then waits for ever.  One command from any initiator in an
+ * ACL would wedge the target's configuration, so these are answered
+ * INVALID FIELD IN PARAMETER LIST instead.
+ *
+ * Return: true if the command must not reach LIO.
+ */
+bool srpt_pr_out_refused(const u8 *cdb, const u8 *param, size_t len)
+{
+	u8 sa = cdb[1] & 0x1f;
+
+	if (cdb[0] != 0x5f || (sa != 0x00 && sa != 0x06))
+		return false;
+	return len > SRPT_PR_OUT_FLAGS_OFFSET &&
+	       (param[SRPT_PR_OUT_FLAGS_OFFSET] & 0x08);
+}
+
+/**
  * srpt_cmd_do_parse() - body of srpt_cmd_parse()
  * @p: the IU
  * @len: IU length

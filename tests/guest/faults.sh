@@ -385,6 +385,122 @@ case_link_delete_channels() {
 		fail "device removals not logged"
 }
 
+# rejects REASON: how many logins discovery_auth/logins counts as refused
+# with REASON (e.g. 0x10006).
+rejects() {
+	local l
+	read -r l <"$CFS_SRPT/discovery_auth/logins" || return 1
+	l=${l##*"$1="}
+	echo "${l%% *}"
+}
+
+# case_channel_limits: a portal group's max_initiator_channels lets ib_srp
+# open only that many of its channels, max_channels caps all initiators
+# together; the others are refused with SRP_LOGIN_REJ 0x10006 and counted
+# in discovery_auth/logins, and I/O works on the channels that were let in.
+case_channel_limits() {
+	local t r0 r1 d
+	check srp_target_up "" max_initiator_channels=1
+	t=$(tgt_dir)
+	r0=$(rejects 0x10006)
+	check srp_login ch_count=2
+	d=$(srp_disk) || fail "no disk"
+	check poll_until 30 channels_are 1
+	check sg_turs "$d"
+	r1=$(rejects 0x10006)
+	((r1 > r0)) || fail "no 0x10006 refusal counted ($r0 -> $r1)"
+	dmesg_here | grep -q 'refused (reason 0x10006): channel limit of the portal group reached' ||
+		fail "no 0x10006 refusal logged"
+	check srp_logout_all
+	check poll_until 30 channels_are 0
+
+	check sysfs_write "$t/attrib/max_initiator_channels" 0
+	check sysfs_write "$t/attrib/max_channels" 2
+	check extra_ports 1
+	check srp_login ch_count=2
+	check poll_until 30 channels_are 2
+	r0=$(rejects 0x10006)
+	login_extra_ports 1 && fail "a third channel was let in"
+	r1=$(rejects 0x10006)
+	((r1 > r0)) || fail "no 0x10006 refusal counted for max_channels"
+	check channels_are 2
+	d=$(srp_disk) || fail "no disk"
+	check fio_verify "$d" limits --direct=1 --rw=randwrite --bs=4k \
+		--size=4M --iodepth=8
+	check srp_target_down
+}
+
+# pr_out FILE DEV SA: PERSISTENT RESERVE OUT service action SA with the
+# 24-byte parameter list in FILE, through the kernel initiator; prints
+# sg_raw's report.
+pr_out() {
+	sg_raw -s 24 -i "$1" "$2" 5f "$3" 00 00 00 00 00 00 18 00 2>&1
+}
+
+# case_pr_spec_i_pt: PERSISTENT RESERVE OUT REGISTER with SPEC_I_PT, whose
+# refusal by LIO leaks a reference on the initiator's LUN mapping (removing
+# the mapping then waits for ever, in D state), is answered INVALID FIELD
+# IN PARAMETER LIST by the target; a plain REGISTER and its removal work;
+# the mapping can be removed afterwards.
+case_pr_spec_i_pt() {
+	local d out f=/tmp/pr-param rpid
+	check srp_target_up
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk"
+	# Reservation key 0, service action key 0x1234, SPEC_I_PT (byte 20,
+	# bit 3), no TransportIDs.
+	printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x12\x34\0\0\0\0\x08\0\0\0' >"$f"
+	out=$(pr_out "$f" "$d" 00)
+	echo "$out"
+	grep -qi 'invalid field in parameter list' <<<"$out" ||
+		fail "SPEC_I_PT REGISTER not refused: $(grep -i -m1 'status\|sense' <<<"$out")"
+	dmesg_here | grep -q 'PERSISTENT RESERVE OUT with SPEC_I_PT refused' ||
+		fail "no log line for the refused SPEC_I_PT"
+	# A plain REGISTER of key 0x1234, then its removal (service action key 0).
+	printf '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x12\x34\0\0\0\0\0\0\0\0' >"$f"
+	out=$(pr_out "$f" "$d" 00) || fail "REGISTER failed: $out"
+	printf '\0\0\0\0\0\0\x12\x34\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' >"$f"
+	out=$(pr_out "$f" "$d" 00) || fail "unregistering failed: $out"
+	check srp_logout_all
+	# The mapping goes: with a leaked reference this would never return.
+	rm "$(acl_dir)/lun_0/lun0" &
+	rpid=$!
+	poll_until 30 exited "$rpid" || fail "removing the LUN mapping hangs"
+	wait "$rpid" || fail "removing the LUN mapping failed"
+	check srp_target_down
+}
+
+# case_post_failure: the send queue refuses every post (fault injection in
+# debugfs, ib_srpt/fail_post_send) while fio runs: each channel is closed
+# at its first failed post (no retry loop, no soft lockup), ib_srp keeps
+# reconnecting; once posts work again the initiator is back and fio verify
+# is clean.
+case_post_failure() {
+	local d f=/sys/kernel/debug/ib_srpt/fail_post_send fpid
+	check srp_target_up
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk"
+	fast_reconnect
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug ||
+		fail "no debugfs"
+	[[ -w $f ]] || fail "$f missing"
+	fio --name=postfail --filename="$d" --direct=1 --rw=randrw --bs=4k \
+		--iodepth=16 --time_based --runtime=15 --ioengine=libaio \
+		>/dev/null 2>&1 &
+	fpid=$!
+	check poll_until 30 cmds_over 100
+	check sysfs_write "$f" 1000000
+	check poll_until 30 dmesg_has 'closing channel: posting to the send queue failed'
+	check sysfs_write "$f" 0
+	check poll_until 60 channels_are 1
+	check poll_until 60 exited "$fpid"
+	wait "$fpid"
+	check poll_until 30 sg_turs "$d"
+	check fio_verify "$d" after_postfail --direct=1 --rw=randwrite --bs=4k \
+		--size=8M --iodepth=16
+	check srp_target_down
+}
+
 # case_live_teardown: with an initiator logged in and I/O running, disable
 # the portal group, delete the ACL and delete the LUN; the sessions close
 # (and ib_srp reconnects once allowed again); rmmod is refused while
@@ -579,6 +695,9 @@ run_fault_cases() {
 	CASE_TIMEOUT=300 run_case link_delete_io case_link_delete_io
 	CASE_TIMEOUT=300 run_case link_delete_channels case_link_delete_channels
 	CASE_TIMEOUT=300 run_case live_teardown case_live_teardown
+	run_case channel_limits case_channel_limits
+	run_case pr_spec_i_pt case_pr_spec_i_pt
+	run_case post_failure case_post_failure
 	CASE_TIMEOUT=400 run_case login_cycles case_login_cycles
 	run_case cred_req_foreign_reset case_cred_req_foreign_reset
 }

@@ -478,6 +478,17 @@ case_conformance() {
 	rc=$?
 	grep -E '^(FAIL|SKIP)|passed|^fuzz' "$RESULTS/conformance.txt"
 	[[ $rc == 0 ]] || fail "conformance client: $(grep -m1 '^FAIL' "$RESULTS/conformance.txt" || tail -n1 "$RESULTS/conformance.txt")"
+	# Transfers that fail end their channel at once, without a keepalive
+	# (off for this run): a finite transport retry count (the vanished
+	# initiator's RDMA WRITEs fail) and bad rkeys.
+	check sysfs_write "$t/attrib/keepalive_secs" 0
+	conf_client --initiator-ext "$CLIENT_EXT" --lun 1 --retry-count 1 \
+		--cases 'protocol.vanish_mid_read_finite_retry,malformed.invalid_rkey_*,malformed.va_outside_mr' \
+		--json "$RESULTS/conformance-errors.json" >"$RESULTS/conformance-errors.txt" 2>&1
+	rc=$?
+	cat "$RESULTS/conformance-errors.txt"
+	[[ $rc == 0 ]] || fail "conformance client (--retry-count 1): $(grep -m1 '^FAIL' "$RESULTS/conformance-errors.txt" || tail -n1 "$RESULTS/conformance-errors.txt")"
+	check sysfs_write "$t/attrib/keepalive_secs" 5
 	channels
 	# Every channel of the client is gone, the vanished ones included
 	# (released, LIO session removed); the kernel initiator's two channels
@@ -495,7 +506,7 @@ case_conformance() {
 	cat "$RESULTS/conformance-tpg.txt"
 	check sysfs_write "$t/enable" 1
 	[[ $rc == 0 ]] || fail "conformance client (--tpg-disabled): $(grep -m1 '^FAIL' "$RESULTS/conformance-tpg.txt" || tail -n1 "$RESULTS/conformance-tpg.txt")"
-	"$CLIENT" --merge "$RESULTS/conformance.json,$RESULTS/conformance-acl.json,$RESULTS/conformance-tpg.json" \
+	"$CLIENT" --merge "$RESULTS/conformance.json,$RESULTS/conformance-acl.json,$RESULTS/conformance-tpg.json,$RESULTS/conformance-errors.json" \
 		>"$RESULTS/conformance-merged.txt" 2>&1 ||
 		fail "merged catalogue: $(grep -m1 '^FAIL' "$RESULTS/conformance-merged.txt" || tail -n1 "$RESULTS/conformance-merged.txt")"
 	merged=$(tail -n1 "$RESULTS/conformance-merged.txt")
@@ -530,6 +541,39 @@ case_conformance_long() {
 	check srp_target_down
 }
 
+# case_flow_control: the catalogue on channels that receive through the
+# SRQ with a 16-entry send queue, while the kernel initiator runs fio
+# verify at a queue depth far above that: the send queue fills (sq_full of
+# the kernel initiator's channels) and the client's over-credit requests
+# are seen, every command gets its response, nothing hangs, the data is
+# intact.
+case_flow_control() {
+	local d cpid rc
+	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
+	conf_target_up use_srq=1 srp_sq_size=16 ||
+		fail "target set-up or kernel initiator login failed"
+	d=$CONF_DISK
+	channels | grep -q ' srq=1 ' || fail "the channels do not use the SRQ"
+	conf_client --initiator-ext "$CLIENT_EXT" --lun 1 \
+		--json "$RESULTS/flow-control.json" >"$RESULTS/flow-control.txt" 2>&1 &
+	cpid=$!
+	while kill -0 "$cpid" 2>/dev/null; do
+		fio_verify "$d" flow_bg --direct=1 --rw=randrw --bs=4k,64k \
+			--size=16M --iodepth=64 ||
+			fail "fio verify on LUN 0 failed"
+	done
+	wait "$cpid"
+	rc=$?
+	grep -E '^(FAIL)|passed' "$RESULTS/flow-control.txt"
+	[[ $rc == 0 ]] || fail "conformance client on SRQ channels: $(grep -m1 '^FAIL' "$RESULTS/flow-control.txt" || tail -n1 "$RESULTS/flow-control.txt")"
+	channels
+	[[ $(counter sq_full) -gt 0 ]] || fail "the 16-entry send queue never filled (sq_full 0)"
+	# The client's channels (and their counters) are gone; the log says.
+	dmesg_here | grep -q 'request beyond the credit limit' ||
+		fail "no over-credit request seen"
+	check srp_target_down
+}
+
 run_login_cases() {
 	run_case login_ch1 case_login_ch1
 	run_case login_ch4 case_login_ch4
@@ -542,6 +586,7 @@ run_login_cases() {
 	run_case use_srq case_use_srq
 	run_case saveconfig case_saveconfig
 	CASE_TIMEOUT=900 run_case conformance case_conformance
+	CASE_TIMEOUT=900 run_case flow_control case_flow_control
 	if [[ ${SUITE_LONG:-0} == 1 ]]; then
 		CASE_TIMEOUT=${SRPT_LONG_TIMEOUT:-13000} run_case conformance_long case_conformance_long
 	fi

@@ -667,3 +667,34 @@ TEST(CmdLimits, IuLengthAndDataLengthBoundaries)
 	EXPECT_STRNE("unknown error", srpt_cmd_err_str(SRPT_CMD_TOO_LONG));
 	EXPECT_STRNE("unknown error", srpt_cmd_err_str(SRPT_CMD_TOO_MUCH_DATA));
 }
+
+// PERSISTENT RESERVE OUT REGISTER (and REGISTER AND IGNORE EXISTING KEY)
+// with SPEC_I_PT never reaches LIO, which leaks a LUN-mapping reference
+// when it refuses one; everything else does.
+TEST(PrOut, SpecIPtRefused)
+{
+	uint8_t cdb[16] = { 0x5f, 0x00 };
+	uint8_t param[24] = {};
+
+	EXPECT_FALSE(srpt_pr_out_refused(cdb, param, sizeof(param)));
+	param[20] = 0x08;	/* SPEC_I_PT */
+	EXPECT_TRUE(srpt_pr_out_refused(cdb, param, sizeof(param)));
+	EXPECT_TRUE(srpt_pr_out_refused(cdb, param, 21));
+	EXPECT_FALSE(srpt_pr_out_refused(cdb, param, 20));	/* too short */
+	EXPECT_FALSE(srpt_pr_out_refused(cdb, param, 0));
+	cdb[1] = 0x06;		/* REGISTER AND IGNORE EXISTING KEY */
+	EXPECT_TRUE(srpt_pr_out_refused(cdb, param, sizeof(param)));
+	cdb[1] = 0xe6;		/* reserved bits above the service action */
+	EXPECT_TRUE(srpt_pr_out_refused(cdb, param, sizeof(param)));
+	for (uint8_t sa : { 0x01, 0x02, 0x03, 0x04, 0x05, 0x07 }) {
+		cdb[1] = sa;	/* RESERVE, RELEASE, CLEAR, PREEMPT, ..., MOVE */
+		EXPECT_FALSE(srpt_pr_out_refused(cdb, param, sizeof(param)))
+			<< int(sa);
+	}
+	cdb[0] = 0x5e;		/* PERSISTENT RESERVE IN */
+	cdb[1] = 0x00;
+	EXPECT_FALSE(srpt_pr_out_refused(cdb, param, sizeof(param)));
+	param[20] = 0xf7;	/* every other flag: ALL_TG_PT, APTPL */
+	cdb[0] = 0x5f;
+	EXPECT_FALSE(srpt_pr_out_refused(cdb, param, sizeof(param)));
+}
