@@ -106,8 +106,9 @@ struct srpt_port {
  * @ib_dev:	the RDMA device
  * @pd:		protection domain for all channels of this device
  * @event_handler: asynchronous event handler (port changes)
- * @ib_cm_id:	IB/CM listener when a port is InfiniBand, else NULL; the IB/CM
- *		listens per device and reports the port of each REQ
+ * @ib_cm_id:	IB/CM listener (InfiniBand and RoCE), or NULL if it could not
+ *		be created; the IB/CM listens per device and reports the
+ *		port of each REQ
  * @list:	entry in the driver's device list
  * @next_vector: completion vector of the next channel (round robin)
  * @srq:	shared receive queue for channels of use_srq portal groups,

@@ -15,6 +15,7 @@
 #define _SRPT_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <rdma/ib_verbs.h>
 
 #define SRPT_TRACE_NAME_LEN 48
 
@@ -64,6 +65,33 @@ TRACE_EVENT(srpt_ch_state,
 	    TP_printk("initiator=%s ch=%u %s -> %s", __entry->ini, __entry->ch_id,
 		      srpt_show_ch_state(__entry->old_state),
 		      srpt_show_ch_state(__entry->new_state))
+);
+
+#define srpt_show_qp_state(s)				\
+	__print_symbolic(s,				\
+		{ IB_QPS_RESET, "RESET" },		\
+		{ IB_QPS_INIT, "INIT" },		\
+		{ IB_QPS_RTR, "RTR" },			\
+		{ IB_QPS_RTS, "RTS" },			\
+		{ IB_QPS_SQD, "SQD" },			\
+		{ IB_QPS_SQE, "SQE" },			\
+		{ IB_QPS_ERR, "ERR" })
+
+/* A channel's QP was moved by the driver (IB/CM logins, and to ERR). */
+TRACE_EVENT(srpt_qp_state,
+	    TP_PROTO(u32 ch_id, u32 qp_num, int state, int ret),
+	    TP_ARGS(ch_id, qp_num, state, ret),
+	    TP_STRUCT__entry(__field(u32, ch_id)
+			     __field(u32, qp_num)
+			     __field(int, state)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->ch_id = ch_id;
+			   __entry->qp_num = qp_num;
+			   __entry->state = state;
+			   __entry->ret = ret;),
+	    TP_printk("ch=%u qp=0x%x state=%s ret=%d", __entry->ch_id,
+		      __entry->qp_num, srpt_show_qp_state(__entry->state),
+		      __entry->ret)
 );
 
 TRACE_EVENT(srpt_cmd,

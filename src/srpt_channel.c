@@ -486,9 +486,10 @@ static int srpt_ch_qp_modify(struct srpt_channel *ch, enum ib_qp_state state)
 	int ret;
 
 	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	return ib_modify_qp(ch->qp, &attr, mask);
+	if (!ret)
+		ret = ib_modify_qp(ch->qp, &attr, mask);
+	trace_srpt_qp_state(ch->id, ch->qp_num, state, ret);
+	return ret;
 }
 
 /**
@@ -545,8 +546,10 @@ int srpt_ch_qp_rts(struct srpt_channel *ch)
 int srpt_ch_qp_err(struct srpt_channel *ch)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret = ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
 
-	return ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+	trace_srpt_qp_state(ch->id, ch->qp_num, IB_QPS_ERR, ret);
+	return ret;
 }
 
 /**

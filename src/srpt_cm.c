@@ -2,7 +2,7 @@
 /*
  * ib_srpt: logins over IB/CM and RDMA/CM.
  *
- * IB/CM: one listener per device with an InfiniBand port (the IB/CM keys
+ * IB/CM: one listener per device, InfiniBand or RoCE (the IB/CM keys
  * listeners by device and service ID and reports the port of each REQ),
  * service ID = srpt_service_guid, the T10 SRP_LOGIN_REQ (64 bytes) in the
  * REQ private data.
@@ -620,7 +620,7 @@ static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
 
 /**
  * srpt_ib_cm_listen() - create the IB/CM listener of a device
- * @sdev: the device, with at least one InfiniBand port
+ * @sdev: the device (InfiniBand or RoCE: the IB CM serves both)
  *
  * Return: 0 or a negative errno.
  */

@@ -151,15 +151,14 @@ static int srpt_add_one(struct ib_device *ib_dev)
 
 	ib_set_client_data(ib_dev, &srpt_client, sdev);
 
-	for (i = 0; i < nports; i++) {
-		if (!sdev->ports[i].ib)
-			continue;
-		ret = srpt_ib_cm_listen(sdev);
-		if (ret)
-			pr_warn("%s: no IB/CM logins (%d)\n",
-				dev_name(&ib_dev->dev), ret);
-		break;
-	}
+	/*
+	 * IB/CM logins on every port, RoCE ones included: the IB CM runs over
+	 * RoCE too (with a path record built from the GIDs).
+	 */
+	ret = srpt_ib_cm_listen(sdev);
+	if (ret)
+		pr_warn("%s: no IB/CM logins (%d)\n", dev_name(&ib_dev->dev),
+			ret);
 	for (i = 0; i < nports; i++)
 		srpt_mad_register(&sdev->ports[i]);
 	pr_info("%s: added, %u port(s), node GUID 0x%016llx\n",
