@@ -18,7 +18,6 @@
 
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/random.h>
 #include <linux/inet.h>
 #include <linux/in6.h>
 #include <net/ipv6.h>
@@ -516,6 +515,39 @@ int srpt_rdma_cm_set_port(u16 port)
 }
 
 /**
+ * srpt_ib_cm_rq_psn() - the receive PSN of an IB/CM channel's QP, for the REP
+ * @ch: the channel, its QP in RTR
+ * @psn: receives the PSN
+ *
+ * The REP's starting PSN is the PSN the initiator's first request carries,
+ * so it must be the one the target's QP expects.  The QP went to RTR before
+ * the REP (srpt_ch_qp_rtr()) with the receive PSN the IB/CM had for it then
+ * (the IB/CM takes the passive side's PSN from the REP, once it is sent):
+ * the REP announces what the QP got.  A QP that expects another PSN treats
+ * every request as a duplicate (acknowledged, never delivered) or as out of
+ * sequence (never acknowledged).
+ *
+ * Return: 0 or the errno of ib_query_qp().
+ */
+static int srpt_ib_cm_rq_psn(struct srpt_channel *ch, u32 *psn)
+{
+	struct ib_qp_init_attr *init;
+	struct ib_qp_attr *attr;
+	int ret = -ENOMEM;
+
+	/* Both too large for the CM handler's stack. */
+	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
+	init = kzalloc(sizeof(*init), GFP_KERNEL);
+	if (attr && init)
+		ret = ib_query_qp(ch->qp, attr, IB_QP_RQ_PSN, init);
+	if (!ret)
+		*psn = attr->rq_psn;
+	kfree(init);
+	kfree(attr);
+	return ret;
+}
+
+/**
  * srpt_ib_cm_req() - handle an IB/CM REQ
  * @cm_id: the new connection's id
  * @event: the event; private data is the T10 SRP_LOGIN_REQ
@@ -546,7 +578,6 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 
 	cm_id->context = ch;
 	rep.qp_num = ch->qp->qp_num;
-	rep.starting_psn = get_random_u32() & 0xffffff;
 	rep.private_data = l->rsp;
 	rep.private_data_len = l->rsp_len;
 	/* Depths as seen from our side, see srpt_rdma_cm_req(). */
@@ -557,7 +588,9 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 	rep.flow_control = 1;
 	rep.rnr_retry_count = 7;
 	rep.failover_accepted = 0;
-	ret = ib_send_cm_rep(cm_id, &rep);
+	ret = srpt_ib_cm_rq_psn(ch, &rep.starting_psn);
+	if (!ret)
+		ret = ib_send_cm_rep(cm_id, &rep);
 	srpt_port_unlock();
 	if (ret) {
 		pr_warn("login from %s: sending the REP failed (%d)\n",
