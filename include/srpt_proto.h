@@ -460,6 +460,8 @@ struct srpt_cmd_info {
  * @SRPT_CMD_TOO_MUCH_DATA: transfer larger than the target accepts
  * @SRPT_CMD_CDB_SHORT: the CDB's own length (variable-length CDB) is more
  *	than the 16 + additional CDB bytes of the IU
+ * @SRPT_CMD_DIR_CONFLICT: a READ with a data-out buffer or a WRITE with a
+ *	data-in buffer (see srpt_dir_conflict())
  */
 enum srpt_cmd_err {
 	SRPT_CMD_OK,
@@ -478,9 +480,11 @@ enum srpt_cmd_err {
 	SRPT_CMD_TOO_LONG,
 	SRPT_CMD_TOO_MUCH_DATA,
 	SRPT_CMD_CDB_SHORT,
+	SRPT_CMD_DIR_CONFLICT,
 };
 
 u32 srpt_cdb_size(const u8 *cdb);
+bool srpt_dir_conflict(const u8 *cdb, u8 dir);
 
 /* Byte of the PERSISTENT RESERVE OUT parameter list holding SPEC_I_PT. */
 #define SRPT_PR_OUT_FLAGS_OFFSET	20

@@ -444,6 +444,44 @@ u32 srpt_cdb_size(const u8 *cdb)
 }
 
 /**
+ * srpt_dir_conflict() - a medium access command with its data the wrong way
+ * @cdb: the CDB, srpt_cdb_size() bytes of it present
+ * @dir: SRPT_DIR_* of the command's data buffer
+ *
+ * LIO runs READ and WRITE commands in the direction the fabric gives, not
+ * the one the operation code names: a READ with a data-out buffer would
+ * write the initiator's buffer to the medium, a WRITE with a data-in
+ * buffer would read.  Those are refused.
+ *
+ * Return: true for a READ (6, 10, 12, 16, 32) with a data-out buffer or a
+ * WRITE, WRITE AND VERIFY, WRITE SAME or COMPARE AND WRITE with a data-in
+ * buffer.
+ */
+bool srpt_dir_conflict(const u8 *cdb, u8 dir)
+{
+	u16 sa;
+
+	switch (cdb[0]) {
+	case 0x08: case 0x28: case 0xa8: case 0x88:
+		return dir == SRPT_DIR_OUT;
+	case 0x0a: case 0x2a: case 0xaa: case 0x8a:
+	case 0x2e: case 0xae: case 0x8e:
+	case 0x41: case 0x93: case 0x89:
+		return dir == SRPT_DIR_IN;
+	case 0x7f:
+		/* Variable length: the service action says (SBC-4 5.x). */
+		sa = (u16)(cdb[8] << 8 | cdb[9]);
+		if (sa == 0x0009)
+			return dir == SRPT_DIR_OUT;
+		if (sa == 0x000b || sa == 0x000c || sa == 0x000d)
+			return dir == SRPT_DIR_IN;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/**
  * srpt_pr_out_refused() - a PERSISTENT RESERVE OUT the target does not run
  * @cdb: the CDB
  * @param: the first bytes of its parameter list
@@ -568,7 +606,9 @@ static enum srpt_cmd_err srpt_cmd_do_parse(const u8 *p, size_t len,
  * IU, a table that is entirely in the IU (else %SRPT_CMD_EXTERNAL_TABLE) and
  * descriptor lengths adding up to the total length; immediate needs the
  * 4-byte length inside the IU and the data between the end of that
- * descriptor and the end of the IU (computed without overflow).
+ * descriptor and the end of the IU (computed without overflow).  Last, a
+ * READ or WRITE whose buffer goes the other way is refused
+ * (srpt_dir_conflict()).
  *
  * Once the fixed header is present, @out->tag, @out->lun and
  * @out->task_attr are filled even on failure so that the caller can answer
@@ -584,6 +624,8 @@ int srpt_cmd_parse(const void *iu, size_t len, bool imm_negotiated,
 
 	memset(out, 0, sizeof(*out));
 	e = srpt_cmd_do_parse(iu, len, imm_negotiated, imm_data_offset, out);
+	if (e == SRPT_CMD_OK && srpt_dir_conflict(out->cdb, out->dir))
+		e = SRPT_CMD_DIR_CONFLICT;
 	if (err)
 		*err = e;
 	if (e == SRPT_CMD_OK)
@@ -659,6 +701,8 @@ const char *srpt_cmd_err_str(enum srpt_cmd_err e)
 		return "IU longer than the negotiated maximum";
 	case SRPT_CMD_TOO_MUCH_DATA:
 		return "transfer length larger than the target accepts";
+	case SRPT_CMD_DIR_CONFLICT:
+		return "data buffer in the direction opposite to the command's";
 	}
 	return "unknown error";
 }

@@ -359,6 +359,60 @@ Bytes indirect(uint8_t dir_fmt, uint8_t cnt, uint32_t table_len,
 
 } // namespace
 
+// LIO runs READ and WRITE in the fabric's direction: the opposite buffer is
+// refused before it gets there, any buffer of other commands is not.
+TEST(Cmd, DirectionConflict)
+{
+	const struct { uint8_t op; uint16_t sa; int bad_dir; } ops[] = {
+		{ 0x08, 0, SRPT_DIR_OUT }, { 0x28, 0, SRPT_DIR_OUT },
+		{ 0xa8, 0, SRPT_DIR_OUT }, { 0x88, 0, SRPT_DIR_OUT },
+		{ 0x7f, 0x0009, SRPT_DIR_OUT },
+		{ 0x0a, 0, SRPT_DIR_IN }, { 0x2a, 0, SRPT_DIR_IN },
+		{ 0xaa, 0, SRPT_DIR_IN }, { 0x8a, 0, SRPT_DIR_IN },
+		{ 0x2e, 0, SRPT_DIR_IN }, { 0x8e, 0, SRPT_DIR_IN },
+		{ 0x41, 0, SRPT_DIR_IN }, { 0x93, 0, SRPT_DIR_IN },
+		{ 0x89, 0, SRPT_DIR_IN }, { 0x7f, 0x000b, SRPT_DIR_IN },
+		{ 0x7f, 0x000d, SRPT_DIR_IN },
+	};
+
+	for (const auto &o : ops) {
+		for (int dir : { SRPT_DIR_NONE, SRPT_DIR_OUT, SRPT_DIR_IN }) {
+			// One direct descriptor the way dir says.
+			Bytes b = dir == SRPT_DIR_OUT ? cmd(0x10, 1, 0) :
+				  dir == SRPT_DIR_IN ? cmd(0x01, 0, 1) : cmd();
+			b[32] = o.op;
+			b[32 + 7] = o.op == 0x7f ? 0x18 : 0x40 + 7;
+			if (o.op == 0x7f) {
+				b.resize(48 + 16, 0);
+				b[31] = 16;	// 32-byte CDB
+				b[32 + 8] = uint8_t(o.sa >> 8);
+				b[32 + 9] = uint8_t(o.sa);
+			}
+			if (dir != SRPT_DIR_NONE)
+				append_desc(b, 0x1000, 0x55, 512);
+			uint8_t c[32] = {};
+			memcpy(c, &b[32], o.op == 0x7f ? 32 : 16);
+			EXPECT_EQ(srpt_dir_conflict(c, uint8_t(dir)),
+				  dir == o.bad_dir) << int(o.op) << " " << dir;
+			EXPECT_EQ(err_of(b), dir == o.bad_dir ?
+				  SRPT_CMD_DIR_CONFLICT : SRPT_CMD_OK)
+				<< int(o.op) << " " << dir;
+		}
+	}
+	uint8_t sense[3];
+	srpt_cmd_err_sense(SRPT_CMD_DIR_CONFLICT, &sense[0], &sense[1],
+			   &sense[2]);
+	EXPECT_EQ(sense[0], 0x05);
+	EXPECT_EQ(sense[1], 0x0e);
+	EXPECT_EQ(sense[2], 0x03);
+	// Other commands take a buffer either way (LIO decides).
+	uint8_t inq[16] = { 0x12 }, var[32] = { 0x7f };
+	var[7] = 0x18;
+	var[9] = 0x0a;
+	EXPECT_FALSE(srpt_dir_conflict(inq, SRPT_DIR_OUT));
+	EXPECT_FALSE(srpt_dir_conflict(var, SRPT_DIR_IN));
+}
+
 TEST(Cmd, IndirectOk)
 {
 	Bytes b = indirect(0x02, 3, 48, 4096 + 512 + 8, { 4096, 512, 8 });
