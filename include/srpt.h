@@ -385,8 +385,11 @@ enum srpt_ch_state {
  * @imm_data:	immediate data negotiated
  * @imm_data_offset: offset of immediate data in SRP_CMD
  * @rq_size:	receive buffers of the channel = credits at login
- * @sq_size:	send queue entries
- * @sq_wr_avail: send queue entries not in use
+ * @sq_size:	send queue entries that commands share
+ * @sq_extra:	entries beyond @sq_size in the QP, for one command too large
+ *		for @sq_size alone (srpt_sq_reserve())
+ * @sq_wr_avail: entries of @sq_size not in use (below 0 while a large
+ *		command uses @sq_extra)
  * @req_lim:	credits the initiator holds
  * @req_lim_delta: credits freed and not yet returned
  * @recv_ring:	receive buffers
@@ -442,6 +445,7 @@ struct srpt_channel {
 	u32			imm_data_offset;
 	u32			rq_size;
 	u32			sq_size;
+	u32			sq_extra;
 	atomic_t		sq_wr_avail;
 	s32			req_lim;
 	s32			req_lim_delta;

@@ -386,8 +386,10 @@ retry:
 	 * polled, and the CQ (shared with other channels by the pool) must
 	 * not overflow for that.
 	 */
+	ch->sq_extra = min_t(u32, srpt_max_descs(ch->max_it_iu_len) + 1,
+			     ib_dev->attrs.max_qp_wr - ch->sq_size - 1);
 	ch->cq_size = (ch->use_srq ? sdev->srq_size : ch->rq_size) +
-		      ch->sq_size + 2;
+		      ch->sq_size + ch->sq_extra + 2;
 	ch->comp_vector = srpt_pick_comp_vector(srpt_comp_vector_mask(),
 						ib_dev->num_comp_vectors,
 						atomic_inc_return(&sdev->next_vector));
@@ -408,8 +410,8 @@ retry:
 	init->qp_type = IB_QPT_RC;
 	init->port_num = ch->sport->port_num;
 	/* One more of each for the drain requests of ib_drain_qp(). */
-	init->cap.max_send_wr = ch->sq_size + 1;
-	init->cap.max_rdma_ctxs = ch->sq_size;
+	init->cap.max_send_wr = ch->sq_size + ch->sq_extra + 1;
+	init->cap.max_rdma_ctxs = ch->sq_size + ch->sq_extra;
 	init->cap.max_send_sge = ib_dev->attrs.max_send_sge;
 	if (ch->use_srq) {
 		init->srq = sdev->srq;
@@ -440,8 +442,8 @@ retry:
 	}
 	atomic_set(&ch->sq_wr_avail, ch->sq_size);
 	ch->qp_num = ch->qp->qp_num;
-	pr_debug("QP 0x%x: sq %u rq %u vector %d\n", ch->qp->qp_num,
-		 ch->sq_size, ch->rq_size, ch->comp_vector);
+	pr_debug("QP 0x%x: sq %u+%u rq %u vector %d\n", ch->qp->qp_num,
+		 ch->sq_size, ch->sq_extra, ch->rq_size, ch->comp_vector);
 out:
 	kfree(init);
 	return ret;

@@ -198,11 +198,20 @@ static void srpt_undo_credits(struct srpt_channel *ch, s32 delta)
  * @ch: channel
  * @n: entries needed
  *
+ * Requests share ch->sq_size entries.  One that needs more than that (a
+ * descriptor table larger than a small srp_sq_size) may also take the
+ * ch->sq_extra entries the QP has beyond them: it drives sq_wr_avail below
+ * zero, which keeps every other request out until its entries are back,
+ * so the QP never holds more than sq_size + sq_extra requests and a large
+ * command waits at most for one other large command.
+ *
  * Return: true if the entries are now reserved.
  */
 static bool srpt_sq_reserve(struct srpt_channel *ch, unsigned int n)
 {
-	if (atomic_sub_return(n, &ch->sq_wr_avail) >= 0)
+	int left = atomic_sub_return(n, &ch->sq_wr_avail);
+
+	if (left >= 0 || (n > ch->sq_size && left >= -(int)ch->sq_extra))
 		return true;
 	atomic_add(n, &ch->sq_wr_avail);
 	return false;
@@ -1060,10 +1069,11 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		 * The RDMA requests and the response must fit in the send
 		 * queue at once, or LIO would retry the command for ever.
 		 */
-		if (ioctx->n_wr + 1 > ch->sq_size) {
+		if (ioctx->n_wr + 1 > ch->sq_size + ch->sq_extra) {
 			pr_warn_ratelimited("%s: tag 0x%llx: %u bytes need %u RDMA requests, more than the send queue holds (%u)\n",
 					    ch->sess_name, ci.tag, ci.data_len,
-					    ioctx->n_wr, ch->sq_size);
+					    ioctx->n_wr,
+					    ch->sq_size + ch->sq_extra);
 			srpt_unmap_data(ioctx);
 			srpt_repost_recv(ch, r);
 			srpt_send_error_rsp(ioctx, ci.tag,

@@ -482,6 +482,29 @@ bool srpt_dir_conflict(const u8 *cdb, u8 dir)
 }
 
 /**
+ * srpt_max_descs() - most data descriptors one request can carry
+ * @max_it_iu_len: the channel's largest request IU
+ *
+ * An SRP_CMD with an indirect table in its IU (no additional CDB) holds
+ * this many direct descriptors of one direction (the count is a byte);
+ * with one RDMA request per descriptor it is the most work requests the
+ * data of one direction can need.
+ *
+ * Return: the number of descriptors, 1 at least (a direct descriptor).
+ */
+u32 srpt_max_descs(u32 max_it_iu_len)
+{
+	const u32 hdr = sizeof(struct srpt_wire_cmd) +
+			sizeof(struct srpt_wire_indirect_buf);
+	u32 n;
+
+	if (max_it_iu_len < hdr + sizeof(struct srpt_wire_direct_buf))
+		return 1;
+	n = (max_it_iu_len - hdr) / sizeof(struct srpt_wire_direct_buf);
+	return n < 255 ? n : 255;
+}
+
+/**
  * srpt_pr_out_refused() - a PERSISTENT RESERVE OUT the target does not run
  * @cdb: the CDB
  * @param: the first bytes of its parameter list

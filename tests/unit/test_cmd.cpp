@@ -413,6 +413,28 @@ TEST(Cmd, DirectionConflict)
 	EXPECT_FALSE(srpt_dir_conflict(var, SRPT_DIR_IN));
 }
 
+// srpt_max_descs() sizes the send queue's headroom: a table of that many
+// entries fits an IU of the given length, one more does not (or the count
+// byte is full).
+TEST(Cmd, MaxDescs)
+{
+	for (uint32_t len : { 64u, 84u, 100u, 1024u, 4148u, 8276u, 65536u }) {
+		uint32_t n = srpt_max_descs(len);
+		std::vector<uint32_t> lens(n, 512);
+		Bytes b = indirect(0x02, uint8_t(n), 16 * n, 512 * n, lens);
+
+		if (len < 84) {
+			EXPECT_EQ(n, 1u) << len;
+			continue;
+		}
+		EXPECT_LE(b.size(), len) << len;
+		EXPECT_TRUE(n == 255 || b.size() + 16 > len) << len;
+		EXPECT_EQ(err_of(b), SRPT_CMD_OK) << len;
+	}
+	EXPECT_EQ(srpt_max_descs(8276), 255u);
+	EXPECT_EQ(srpt_max_descs(1024), (1024u - 68) / 16);
+}
+
 TEST(Cmd, IndirectOk)
 {
 	Bytes b = indirect(0x02, 3, 48, 4096 + 512 + 8, { 4096, 512, 8 });
