@@ -267,6 +267,9 @@ std::string status_name(uint8_t s) {
     case kStatusBusy:
       n = " (BUSY)";
       break;
+    case kStatusReservationConflict:
+      n = " (RESERVATION CONFLICT)";
+      break;
     case kStatusTaskSetFull:
       n = " (TASK SET FULL)";
       break;
@@ -521,11 +524,20 @@ void expect_same(const Bytes &want, const Bytes &got, const std::string &what) {
 // ---------------------------------------------------------------------------
 
 std::vector<const Case *> select_cases(const std::vector<std::string> &globs) {
+  // Without a glob that includes, every case is in; "!GLOB" takes out.
+  const bool all = std::all_of(globs.begin(), globs.end(), [](const auto &g) {
+    return !g.empty() && g[0] == '!';
+  });
   std::vector<const Case *> v;
   for (const auto &c : catalogue()) {
-    bool take = globs.empty();
-    for (const auto &g : globs) take = take || glob_match(g, c.name);
-    if (take) v.push_back(&c);
+    bool take = all, drop = false;
+    for (const auto &g : globs) {
+      if (!g.empty() && g[0] == '!')
+        drop = drop || glob_match(g.substr(1), c.name);
+      else
+        take = take || glob_match(g, c.name);
+    }
+    if (take && !drop) v.push_back(&c);
   }
   return v;
 }

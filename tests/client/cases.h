@@ -127,7 +127,8 @@ struct CaseResult {
   uint64_t iteration = 0;
 };
 
-// The cases selected by @globs (all if empty), in catalogue order.
+// The cases selected by @globs (all if empty or all exclusions), in
+// catalogue order; a glob "!GLOB" excludes what GLOB matches.
 std::vector<const Case *> select_cases(const std::vector<std::string> &globs);
 
 // Runs one case with its skip rules and the alive check.

@@ -12,6 +12,7 @@
 
 #include "case_util.h"
 #include "cases.h"
+#include "hostile.h"
 
 namespace srp {
 
@@ -103,6 +104,31 @@ void ignored_case(Context &ctx, const std::function<Bytes(Session &)> &mk,
                   Credit c = Credit::kConsume) {
   auto s = ctx.login();
   expect_ignored(ctx, *s, mk(*s), c);
+}
+
+// SRP_T_LOGOUT reason 02h: invalid information unit type (SRP r16a).
+constexpr uint32_t kTLogoutInvalidIuType = 2;
+
+// Sends @iu, which no target can take as a request, and expects the target
+// to log the channel out: an SRP_T_LOGOUT with reason 02h, no SRP_RSP, then
+// the disconnect (a new login must then work: the runner's alive check).
+void t_logout_case(Context &ctx, const std::function<Bytes(Session &)> &mk) {
+  auto s = ctx.login();
+  send_iu(ctx, *s, mk(*s), Credit::kConsume);
+  if (!s->wait_closed(deadline_in(ctx.timeout())))
+    throw Failure{"SRP_T_LOGOUT, then the target disconnects",
+                  "the channel is still up"};
+  auto extra = s->take_unclaimed();
+  if (!extra.empty())
+    throw Failure{"no SRP_RSP (an SRP_T_LOGOUT)", describe(extra.front())};
+  auto tl = s->t_logout();
+  if (!tl)
+    throw Failure{"an SRP_T_LOGOUT before the disconnect",
+                  "disconnected without one: " + s->close_reason()};
+  if (tl->reason != kTLogoutInvalidIuType)
+    throw Failure{"SRP_T_LOGOUT reason 02h (invalid IU type)",
+                  "reason " + std::to_string(tl->reason)};
+  no_violations(*s);
 }
 
 // The command must fail: the channel closes, or an SRP_RSP with a status
@@ -1343,24 +1369,26 @@ void malformed_cases() {
   }
 
   add("malformed.unknown_opcode", "48-byte IU with opcode 0x7f",
-      "no response; the channel stays up; TUR GOOD; the credit comes back in "
-      "a later response",
-      "undefined IUs are ignored", kNeedsLogin, [](Context &ctx) {
-        ignored_case(ctx, [](Session &s) {
+      "SRP_T_LOGOUT with reason 02h (invalid IU type), then the target "
+      "disconnects; a new login works",
+      "SRP r16a: a target may log an initiator out, saying why", kNeedsLogin,
+      [](Context &ctx) {
+        t_logout_case(ctx, [](Session &s) {
           return tur_cmd().opcode_raw(0x7f).tag(s.new_tag()).build();
         });
       });
 
   add("malformed.zero_length_iu", "a SEND of 0 bytes",
-      "no response; channel up; TUR GOOD; credit back",
+      "SRP_T_LOGOUT with reason 02h (invalid IU type), then the target "
+      "disconnects; a new login works",
       "an empty IU has no opcode", kNeedsLogin, [](Context &ctx) {
-        ignored_case(ctx, [](Session &) { return Bytes{}; });
+        t_logout_case(ctx, [](Session &) { return Bytes{}; });
       });
 
   add("malformed.tsk_mgmt_short",
       "SRP_TSK_MGMT (ABORT TASK SET) cut to 20 bytes",
       "SRP_RSP with RSPVALID, response code 02h (request fields invalid), "
-      "tagged with the request's tag or 0",
+      "tagged with the request's tag (the 20 bytes hold it)",
       "an SRP_TSK_MGMT is 48 bytes", kNeedsLogin, [](Context &ctx) {
         auto s = ctx.login();
         TskMgmt t;
@@ -1374,9 +1402,8 @@ void malformed_cases() {
         if (!r)
           throw Failure{"SRP_RSP with response code 02h",
                         s->closed() ? "channel closed" : "no response"};
-        if (r->tag != t.tag && r->tag != 0)
-          throw Failure{"tag " + hex64(t.tag) + " or 0",
-                        "tag " + hex64(r->tag)};
+        if (r->tag != t.tag)
+          throw Failure{"tag " + hex64(t.tag), "tag " + hex64(r->tag)};
         if (r->tmf_code() != std::optional<uint8_t>(kTmfRspInvalidFields))
           throw Failure{"response code 02h", describe(*r)};
         healthy(ctx, *s);
@@ -1441,9 +1468,11 @@ void malformed_cases() {
                     "WRITE(16) of 1 block whose descriptor has an invalid rkey",
                     true, true}}) {
     add(b.name, b.sends,
-        "the RDMA fails: the target closes the channel or answers with a "
-        "status other than GOOD; a new login works afterwards",
-        "an RDMA protection error must not take the target down",
+        "the RDMA fails and the target closes the channel (no GOOD status "
+        "before); a new login works afterwards",
+        "an RDMA protection error puts the QP in the error state: nothing "
+        "more gets through, so the target must not keep the channel (its "
+        "LIO session, reservations) as if it were live",
         kNeedsLogin | (b.write ? kNeedsWrite : 0u), [b](Context &ctx) {
           const auto &f = ctx.facts();
           auto s = ctx.login();
@@ -1461,6 +1490,9 @@ void malformed_cases() {
           }
           const uint64_t tag = send_cmd(ctx, *s, c);
           expect_failed_or_closed(ctx, *s, tag, "bad RDMA descriptor");
+          if (!s->wait_closed(deadline_in(ctx.timeout())))
+            throw Failure{"the target closes the channel",
+                          "the channel is still up"};
         });
   }
 }
@@ -1471,16 +1503,24 @@ void malformed_cases() {
 // out, with room for TCG. (The guest suite sets keepalive_secs to 5.)
 constexpr Millis kVanishWait{120000};
 
+// How long a target with finite transport retries may take to end the
+// channel of an initiator that vanished mid-transfer: its retries (about a
+// second each) fail, nothing waits for a keepalive.
+constexpr Millis kFiniteRetryWait{30000};
+
 // Moves @s's QP to the error state without any CM message, waits for the
-// target's DREQ (@expected names that in a failure) and checks that a new
-// login works and answers TEST UNIT READY.
-void vanish_and_relogin(Context &ctx, Session &s, const char *expected) {
+// target's DREQ (@expected names that in a failure; at most @wait) and
+// checks that a new login works and answers TEST UNIT READY.
+void vanish_and_relogin(Context &ctx, Session &s, const char *expected,
+                        Millis wait = kVanishWait) {
   std::string why;
   if (!s.channel().vanish(&why))
     throw Failure{"the initiator's QP goes to the error state", why};
   if (!s.channel().wait_target_disconnect(
-          deadline_in(std::max(ctx.timeout(), kVanishWait))))
-    throw Failure{expected, "no DREQ within 120 s"};
+          deadline_in(std::max(ctx.timeout(), wait))))
+    throw Failure{expected,
+                  "no DREQ within " + std::to_string(wait.count() / 1000) +
+                      " s"};
   auto t = ctx.login();
   healthy(ctx, *t);
 }
@@ -1642,38 +1682,59 @@ void protocol_cases() {
         });
   }
 
-  add("protocol.vanish_mid_read",
-      "8 READ(16)s of 512 KiB; once the target has received them, the "
-      "initiator's QP goes to the error state without any CM message (a "
-      "crashed initiator, a lost port)",
-      "the target's transfers (or, if it had finished, its keepalive probe) "
-      "fail and it ends the channel on its own (DREQ within 120 s); a new "
-      "login right after works and answers TUR",
-      "without a DREQ only failing transfers tell the target; it must not "
-      "hold the channel and its LIO session forever",
-      kNeedsLogin, [](Context &ctx) {
-        const auto &f = ctx.facts();
-        auto s = ctx.login();
-        const uint32_t n = std::max<uint32_t>(1, (512u << 10) / f.block_size);
-        const uint32_t len = n * f.block_size;
-        for (uint32_t i = 0; i < 8; i++) {
-          CmdBuilder b;
-          b.cdb(cdb::read16(0, n))
-              .direct(DataDir::kIn, buf(*s, (i * len) % (4u << 20), len));
-          send_cmd(ctx, *s, b);
-        }
-        // Vanish only after the target acknowledged the 8 requests: sends
-        // still queued here would be flushed and never reach it.
-        const Deadline acked = deadline_in(ctx.timeout());
-        while (!s->delivered(s->last_send_seq()) && Clock::now() < acked)
-          s->pump_until(deadline_in(Millis(5)));
-        if (!s->delivered(s->last_send_seq()))
-          throw Failure{"the target acknowledges the 8 READs",
-                        "not acknowledged in time"};
-        vanish_and_relogin(ctx, *s,
-                           "the target ends the channel of a vanished "
-                           "initiator");
-      });
+  struct Vanish {
+    const char *name, *expected;
+    bool finite;
+  };
+  for (Vanish v :
+       {Vanish{"protocol.vanish_mid_read",
+               "the target's transfers (or, if it had finished, its "
+               "keepalive probe) fail and it ends the channel on its own "
+               "(DREQ within 120 s); a new login right after works and "
+               "answers TUR",
+               false},
+        Vanish{"protocol.vanish_mid_read_finite_retry",
+               "with a transport retry count below 7 (--retry-count) the "
+               "target's RDMA WRITEs fail with an error completion and it "
+               "ends the channel at once (DREQ within 30 s, without waiting "
+               "for a keepalive); a new login right after works",
+               true}}) {
+    add(v.name,
+        "8 READ(16)s of 512 KiB; once the target has received them, the "
+        "initiator's QP goes to the error state without any CM message (a "
+        "crashed initiator, a lost port)",
+        v.expected,
+        "without a DREQ only failing transfers tell the target; it must not "
+        "hold the channel and its LIO session forever",
+        kNeedsLogin, [v](Context &ctx) {
+          if (v.finite && ctx.opt().retry_count >= 7)
+            throw Skip{"needs --retry-count below 7 (and the target's "
+                       "keepalive off, to see the error path alone)"};
+          const auto &f = ctx.facts();
+          auto s = ctx.login();
+          const uint32_t n =
+              std::max<uint32_t>(1, (512u << 10) / f.block_size);
+          const uint32_t len = n * f.block_size;
+          for (uint32_t i = 0; i < 8; i++) {
+            CmdBuilder b;
+            b.cdb(cdb::read16(0, n))
+                .direct(DataDir::kIn, buf(*s, (i * len) % (4u << 20), len));
+            send_cmd(ctx, *s, b);
+          }
+          // Vanish only after the target acknowledged the 8 requests: sends
+          // still queued here would be flushed and never reach it.
+          const Deadline acked = deadline_in(ctx.timeout());
+          while (!s->delivered(s->last_send_seq()) && Clock::now() < acked)
+            s->pump_until(deadline_in(Millis(5)));
+          if (!s->delivered(s->last_send_seq()))
+            throw Failure{"the target acknowledges the 8 READs",
+                          "not acknowledged in time"};
+          vanish_and_relogin(ctx, *s,
+                             "the target ends the channel of a vanished "
+                             "initiator",
+                             v.finite ? kFiniteRetryWait : kVanishWait);
+        });
+  }
 
   add("protocol.vanish_idle",
       "an idle channel (TEST UNIT READY answered, nothing in flight); the "
@@ -1710,10 +1771,11 @@ void protocol_cases() {
         Odd{"protocol.aer_req_to_target", "an SRP_AER_REQ (36 bytes)",
             kOpAerReq, 36}}) {
     add(o.name, o.sends,
-        "ignored: no response; channel up; TUR GOOD; credits back",
+        "SRP_T_LOGOUT with reason 02h (invalid IU type), then the target "
+        "disconnects; a new login works",
         "target-to-initiator IUs are not requests", kNeedsLogin,
         [o](Context &ctx) {
-          ignored_case(ctx, [o](Session &s) {
+          t_logout_case(ctx, [o](Session &s) {
             Bytes iu(o.len, 0);
             put_u8(iu, 0, o.op);
             put_be64(iu, 8, s.new_tag());
@@ -1724,10 +1786,11 @@ void protocol_cases() {
 
   add("protocol.login_req_in_band",
       "an SRP_LOGIN_REQ (64 bytes, T10 layout) sent as an IU on a live channel",
-      "ignored: no response; channel up; TUR GOOD; credits back",
+      "SRP_T_LOGOUT with reason 02h (invalid IU type), then the target "
+      "disconnects; a new login works",
       "a login only comes with a connection request", kNeedsLogin,
       [](Context &ctx) {
-        ignored_case(ctx, [&ctx](Session &) {
+        t_logout_case(ctx, [&ctx](Session &) {
           return encode_login_req(ctx.default_login());
         });
       });
@@ -1815,6 +1878,7 @@ const std::vector<Case> &catalogue() {
     scsi_cases();
     malformed_cases();
     protocol_cases();
+    hostile::add_cases(g_cases);
   }
   return g_cases;
 }

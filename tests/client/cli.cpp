@@ -23,7 +23,8 @@ Required (except with --list / --help):
 
 Selection and output:
   --cases GLOB,...       run only the cases matching one of the globs
-                         (e.g. 'login.*,malformed.imm_*')
+                         (e.g. 'login.*,malformed.imm_*'); '!GLOB' leaves
+                         out what GLOB matches (e.g. '!hostile.*')
   --list                 list the cases with their expected outcomes and exit
   --list-markdown        the same as a Markdown table
   --json FILE            also write the results as JSON to FILE
@@ -45,6 +46,9 @@ Behaviour:
                          default 8260), for the "too large" cases
   --data-size N          bytes registered for the target's RDMA (default
                          4194304)
+  --retry-count N        transport retry count of the connection, 0..7
+                         (default 7, what ib_srp uses; soft-RoCE retries
+                         for ever at 7): the *finite_retry cases need less
 
 Fuzzing:
   --fuzz                 mutate valid SRP_CMD IUs and login requests instead
@@ -58,6 +62,13 @@ Fuzzing:
   --fuzz-login-percent N share of the iterations that mutate a login request
                          instead of an SRP_CMD (default 15; a login costs
                          far more than an IU)
+  --fuzz-scsi            fuzz the SCSI layer instead (implies --fuzz): the
+                         SRP_CMD iterations send well-formed SRP_CMDs around
+                         mutated CDBs (the hostile.* commands, variable
+                         length CDBs, random operation codes), data lengths
+                         and directions; writes confined to the scratch
+                         area, parameter lists of zeros. Never against a
+                         pass-through (pscsi) LUN of a real device
 
 Reports (no target needed):
   --merge FILE,...       merge --json reports of runs against one target
@@ -273,6 +284,9 @@ ParseResult parse_args(const std::vector<std::string> &args) {
         return fail("--fuzz-from needs a number");
     } else if (a == "--fuzz" && flag()) {
       o.fuzz = true;
+    } else if (a == "--fuzz-scsi" && flag()) {
+      o.fuzz = true;
+      o.fuzz_scsi = true;
     } else if (a == "--json") {
       if (!need(&o.json_path) || o.json_path.empty())
         return fail("--json needs a file name");
@@ -318,6 +332,9 @@ ParseResult parse_args(const std::vector<std::string> &args) {
       if (!number(&n, 64, 0xfffffffeu))
         return fail("--target-max-it-iu needs a number >= 64");
       o.target_max_it_iu = static_cast<uint32_t>(n);
+    } else if (a == "--retry-count") {
+      if (!number(&n, 0, 7)) return fail("--retry-count needs 0..7");
+      o.retry_count = static_cast<uint8_t>(n);
     } else if (a == "--data-size") {
       if (!number(&n, 1u << 20, 1ull << 30))
         return fail("--data-size needs a number of bytes (1 MiB..1 GiB)");

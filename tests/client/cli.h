@@ -29,6 +29,7 @@ struct Options {
   bool iterations_given = false;
   uint64_t fuzz_from = 0;            // --fuzz-from N (first fuzz iteration)
   bool fuzz = false;                 // --fuzz
+  bool fuzz_scsi = false;            // --fuzz-scsi (implies --fuzz)
   std::string json_path;             // --json FILE
   uint32_t timeout_ms = 5000;        // --timeout-ms N
   uint64_t lun = 0;                  // --lun N
@@ -40,6 +41,7 @@ struct Options {
   uint32_t it_iu_len = 8260;         // --it-iu-len N
   uint32_t target_max_it_iu = 8260;  // --target-max-it-iu N
   size_t data_size = 4u << 20;       // --data-size N (registered bytes)
+  uint8_t retry_count = 7;           // --retry-count N (transport retries)
   uint32_t fuzz_batch = 16;          // --fuzz-batch N (IUs per barrier)
   uint32_t fuzz_login_percent = 15;  // --fuzz-login-percent N
   // --merge FILE,... : merge JSON reports of one target (no target needed)

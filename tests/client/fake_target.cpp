@@ -29,6 +29,24 @@ Bytes fixed_sense(uint8_t key, uint8_t asc, uint8_t ascq) {
 
 }  // namespace
 
+Options model_options() {
+  Options o;
+  o.host = "fake";
+  o.port = "1";
+  o.id_ext = 0x0002c903000a0b0cull;
+  o.ioc_guid = 0x0002c903000a0b0dull;
+  o.initiator_ext = 0x1122;
+  o.timeout_ms = 100;
+  o.retry_count = 1;  // the model's transfers fail at once anyway
+  return o;
+}
+
+FakeConfig model_config(const Options &o) {
+  FakeConfig c;
+  c.target_port_id = make_port_id(o.id_ext, o.ioc_guid);
+  return c;
+}
+
 // ---------------------------------------------------------------------------
 // Login
 // ---------------------------------------------------------------------------
@@ -231,9 +249,9 @@ bool FakeChannel::rdma(const std::vector<Desc> &d, Bytes &buf,
     const size_t n =
         std::min<size_t>(x.len, buf.size() - std::min(pos, buf.size()));
     uint8_t *p = data_.data() + (x.va - base);
-    if (to_initiator)
+    if (n && to_initiator)
       std::memcpy(p, buf.data() + pos, n);
-    else
+    else if (n)
       std::memcpy(buf.data() + pos, p, n);
     pos += n;
   }
@@ -252,21 +270,63 @@ void FakeChannel::handle(const Bytes &iu) {
     case kOpILogout:
       close("target disconnected");
       return;
-    default:
-      if (t_.cfg().close_on_unknown_opcode && op != kOpCredRsp &&
-          op != kOpAerRsp) {
-        close("target disconnected");
-        return;
-      }
+    case kOpCredRsp:
+    case kOpAerRsp:
       delta_++;  // ignored, buffer reposted
       return;
+    default:
+      if (t_.cfg().ignore_unknown_opcode) {
+        delta_++;
+        return;
+      }
+      // An invalid IU type: SRP_T_LOGOUT (reason 02h), then the disconnect.
+      if (!t_.cfg().close_on_unknown_opcode) {
+        Bytes r(kTLogoutSize, 0);
+        put_u8(r, 0, kOpTLogout);
+        put_be32(r, 4, 2);
+        Event e;
+        e.kind = Event::Kind::kIu;
+        e.iu = r;
+        q_.push_back(e);
+      }
+      close("target disconnected");
+      return;
   }
+}
+
+bool FakeChannel::pr_apply(uint8_t sa, uint64_t key, uint64_t sa_key) {
+  auto &keys = t_.pr_keys_;
+  const auto mine = keys.find(ini_);
+  const bool registered = mine != keys.end();
+  switch (sa) {
+    case 0x00:  // REGISTER
+      if (registered ? key != mine->second : key != 0) return false;
+      break;
+    case 0x06:  // REGISTER AND IGNORE EXISTING KEY
+      break;
+    case 0x03:  // CLEAR
+      if (!registered || key != mine->second) return false;
+      keys.clear();
+      t_.pr_generation_++;
+      return true;
+    default:
+      return false;
+  }
+  if (t_.cfg().pr_keeps_zero_register && sa_key == 0) sa_key = 0xbad;
+  if (sa_key)
+    keys[ini_] = sa_key;
+  else
+    keys.erase(ini_);
+  t_.pr_generation_++;
+  return true;
 }
 
 void FakeChannel::handle_tmf(const Bytes &iu) {
   delta_++;
   if (iu.size() < kTskMgmtSize) {
-    respond(0, kStatusGood, {}, kTmfRspInvalidFields, 0, 0, 0);
+    // Answered with its own tag as soon as the IU holds one.
+    respond(iu.size() >= 16 ? get_be64(ByteView(iu), 8) : 0, kStatusGood,
+            {}, kTmfRspInvalidFields, 0, 0, 0);
     return;
   }
   const ByteView v(iu);
@@ -355,6 +415,7 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
     data_len = il;
   }
   if (len > max_it_) return bad();
+  if (t_.cfg().drop_large_transfers && data_len > 32768) return;
 
   delta_++;  // the buffer is reposted before the command executes
   Lun lun{};
@@ -373,7 +434,7 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
 
   Bytes dev;  // data the device produces (reads)
   uint64_t expected = 0;
-  bool is_write = false, data_cdb = false;
+  bool is_write = false, data_cdb = false, pr_out = false;
   uint64_t lba = 0;
   const ByteView cv(c, 16);
   switch (c[0]) {
@@ -381,7 +442,7 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
       break;
     case 0x12: {
       expected = get_be16(cv, 3);
-      dev.assign(expected, 0);
+      dev.assign(std::min(expected, data_len), 0);
       if (!lun_ok) {
         if (!dev.empty()) dev[0] = 0x7f;
       } else if (c[1] & 1) {
@@ -389,14 +450,14 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
         std::copy(vpd, vpd + std::min<size_t>(6, dev.size()), dev.begin());
       } else {
         const char *id = "\0\0\x05\x02\x1f\0\0\0FAKE    SRP MODEL       0001";
-        std::memcpy(dev.data(), id, std::min<size_t>(36, dev.size()));
+        std::copy_n(id, std::min<size_t>(36, dev.size()), dev.begin());
       }
       break;
     }
     case 0x9e:
       if ((c[1] & 0x1f) != 0x10) return check_condition(tag, 5, 0x24, 0);
       expected = get_be32(cv, 10);
-      dev.assign(expected, 0);
+      dev.assign(std::min(expected, data_len), 0);
       {
         Bytes cap;
         put_be64(cap, 0, nblocks - 1);
@@ -407,7 +468,7 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
       break;
     case 0xa0: {
       expected = get_be32(cv, 6);
-      dev.assign(expected, 0);
+      dev.assign(std::min(expected, data_len), 0);
       Bytes l;
       put_be32(l, 0, 8);
       put_be32(l, 4, 0);
@@ -417,12 +478,23 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
                 dev.begin());
       break;
     }
+    case 0x03:  // REQUEST SENSE: no sense pending
+      expected = c[4];
+      dev.assign(std::min(expected, data_len), 0);
+      {
+        const Bytes sn = fixed_sense(kSenseNoSense, 0, 0);
+        std::copy_n(sn.begin(), std::min(sn.size(), dev.size()), dev.begin());
+      }
+      break;
+    case 0x28:
+    case 0x2a:
     case 0x88:
     case 0x8a: {
-      is_write = c[0] == 0x8a;
+      is_write = c[0] == 0x8a || c[0] == 0x2a;
       data_cdb = true;
-      lba = get_be64(cv, 2);
-      const uint32_t n = get_be32(cv, 10);
+      const bool ten = c[0] == 0x28 || c[0] == 0x2a;
+      lba = ten ? get_be32(cv, 2) : get_be64(cv, 2);
+      const uint32_t n = ten ? get_be16(cv, 7) : get_be32(cv, 10);
       if (lba + n > nblocks)
         return check_condition(tag, kSenseIllegalRequest, 0x21, 0x00);
       expected = uint64_t(n) * bs;
@@ -432,7 +504,35 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
                        static_cast<std::ptrdiff_t>(lba * bs + expected));
       break;
     }
+    case 0x5e: {  // PERSISTENT RESERVE IN: READ KEYS only
+      if ((c[1] & 0x1f) != 0)
+        return check_condition(tag, kSenseIllegalRequest, 0x24, 0x00);
+      expected = get_be16(cv, 7);
+      Bytes k;
+      put_be32(k, 0, t_.pr_generation_);
+      put_be32(k, 4, static_cast<uint32_t>(8 * t_.pr_keys_.size()));
+      for (const auto &kv : t_.pr_keys_) put_be64(k, k.size(), kv.second);
+      k.resize(std::min(expected, data_len), 0);
+      dev = k;
+      break;
+    }
+    case 0x5f:  // PERSISTENT RESERVE OUT: a 24-byte list, see below
+      if (!out || data_len != 24 || get_be32(cv, 5) != 24)
+        return check_condition(tag, kSenseIllegalRequest, 0x1a, 0x00);
+      expected = 24;
+      pr_out = true;
+      break;
+    case 0x57:  // RELEASE(10): no SPC-2 reservations in this model
+      break;
+    case 0x7f:
+      // ADDITIONAL CDB LENGTH past the CDB the IU carries: a target that
+      // takes the missing bytes from elsewhere finds the LBA out of range.
+      if (t_.cfg().varlen_past_iu && size_t(c[7]) + 8 > kCdbSize + add)
+        return check_condition(tag, kSenseIllegalRequest, 0x21, 0x00);
+      return check_condition(tag, kSenseIllegalRequest, 0x20, 0x00);
     default:
+      if (t_.cfg().sense_missing)
+        return respond(tag, kStatusCheckCondition, {}, -1, 0, 0, 0);
       return check_condition(tag, kSenseIllegalRequest, 0x20, 0x00);
   }
 
@@ -450,7 +550,28 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
   }
   if (fmt == kDescNone) xfer = 0;
 
-  if (is_write) {
+  if (pr_out) {
+    Bytes list(24, 0);
+    if (fmt == kDescImmediate)
+      std::copy_n(iu.begin() + static_cast<std::ptrdiff_t>(imm_pos), 24,
+                  list.begin());
+    else if (!rdma(d, list, false))
+      return;
+    if (!pr_apply(c[1] & 0x1f, get_be64(ByteView(list), 0),
+                  get_be64(ByteView(list), 8)))
+      return respond(tag, kStatusReservationConflict, {}, -1, 0, 0, 0);
+  } else if (data_cdb && t_.cfg().follow_buffer_direction &&
+             (is_write ? in : out)) {
+    // The buffer's direction wins over the CDB's.
+    Bytes buf(xfer, 0x5a);
+    if (out) {
+      if (!rdma(d, buf, false)) return;
+      std::copy(buf.begin(), buf.end(),
+                t_.disk().begin() + static_cast<std::ptrdiff_t>(lba * bs));
+    } else if (!rdma(d, buf, true)) {
+      return;
+    }
+  } else if (is_write) {
     Bytes buf(xfer, 0);
     if (fmt == kDescImmediate)
       std::copy(iu.begin() + static_cast<std::ptrdiff_t>(imm_pos),
@@ -461,8 +582,13 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
     std::copy(buf.begin(), buf.end(),
               t_.disk().begin() + static_cast<std::ptrdiff_t>(lba * bs));
   } else if (in && xfer) {
+    // A leaking target sends stale bytes past the data as well.
     dev.resize(xfer);
+    if (t_.cfg().leak_in_tail) dev.resize(data_len, 0x5a);
     if (!rdma(d, dev, true)) return;
+    const uint64_t past = d.back().va + d.back().len;
+    if (t_.cfg().overrun_data_in && past < data_va(0) + data_.size())
+      data_[past - data_va(0)] = 0x5a;
   }
   respond(tag, kStatusGood, {}, -1, flags, out ? res : 0, in ? res : 0);
 }

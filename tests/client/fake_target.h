@@ -12,6 +12,7 @@
 #include <map>
 #include <vector>
 
+#include "cli.h"
 #include "transport.h"
 
 namespace srp::test {
@@ -32,10 +33,29 @@ struct FakeConfig {
   // Faults.
   bool accept_bad_task_attr = false;  // executes task attribute 3
   bool drop_unknown_tmf = false;      // no response to undefined TMFs
-  bool close_on_unknown_opcode = false;
+  bool close_on_unknown_opcode = false;  // no SRP_T_LOGOUT first
+  bool ignore_unknown_opcode = false;     // keeps the channel up
   bool lose_credit_on_malformed = false;  // keeps the buffer of a bad cmd
   bool single_keeps_others = false;       // SINGLE does not terminate
+  // SCSI-level faults (the hostile.* cases and the SCSI fuzz mode).
+  bool overrun_data_in = false;       // writes a byte past the data-in buffer
+  bool leak_in_tail = false;          // sends 5Ah past the data-in it produced
+  bool drop_large_transfers = false;  // no response past 32 KiB (a crash)
+  bool sense_missing = false;         // CHECK CONDITION without sense data
+  bool varlen_past_iu = false;        // reads a 7Fh CDB past the IU
+  bool pr_keeps_zero_register = false;  // REGISTER of key 0 registers
+  // A READ given a data-out buffer writes it to the medium; a WRITE given
+  // a data-in buffer sends 5Ah back (what LIO's backends do with the
+  // fabric's direction).
+  bool follow_buffer_direction = false;
 };
+
+// Options for runs against the model: a target address nobody resolves,
+// port IDs model_config() matches, a short timeout (the model answers at
+// once).
+Options model_options();
+// A model configuration whose target port ID matches @o.
+FakeConfig model_config(const Options &o);
 
 class FakeChannel;
 
@@ -52,6 +72,7 @@ class FakeTarget : public Connector {
   const FakeConfig &cfg() const { return cfg_; }
   std::vector<uint8_t> &disk() { return disk_; }
   size_t live_channels() const { return channels_.size(); }
+  size_t registrations() const { return pr_keys_.size(); }
   unsigned logins() const { return logins_; }
 
  private:
@@ -61,6 +82,9 @@ class FakeTarget : public Connector {
   FakeConfig cfg_;
   std::vector<uint8_t> disk_;
   std::vector<FakeChannel *> channels_;
+  // Persistent reservations: registration keys by initiator port.
+  std::map<PortId, uint64_t> pr_keys_;
+  uint32_t pr_generation_ = 0;
   unsigned logins_ = 0;
   uint32_t next_rkey_ = 0x1000;
 };
@@ -103,6 +127,8 @@ class FakeChannel : public Channel {
   void handle(const Bytes &iu);
   void handle_cmd(const Bytes &iu);
   void handle_tmf(const Bytes &iu);
+  // PERSISTENT RESERVE OUT service action @sa; false: RESERVATION CONFLICT.
+  bool pr_apply(uint8_t sa, uint64_t key, uint64_t sa_key);
   void respond(uint64_t tag, uint8_t status, const Bytes &sense, int resp_code,
                uint8_t flags, uint32_t out_res, uint32_t in_res);
   void check_condition(uint64_t tag, uint8_t key, uint8_t asc, uint8_t ascq);

@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <iterator>
 #include <map>
 #include <ostream>
 
 #include "case_util.h"
+#include "hostile.h"
+#include "scsi.h"
 
 namespace srp::fuzz {
 
@@ -31,6 +34,18 @@ std::string hexv(uint64_t v) {
 bool protected_cmd_byte(size_t pos) {
   return (pos >= 8 && pos < 16) || (pos >= 20 && pos < 28) ||
          (pos >= 32 && pos < 48);
+}
+
+// @total bytes from @va as @n descriptors with 4 KiB gaps between them, the
+// last one taking the remainder.
+std::vector<DirectDesc> spread(uint64_t va, uint32_t rkey, uint32_t total,
+                               uint32_t n) {
+  std::vector<DirectDesc> d;
+  const uint32_t chunk = total / n;
+  for (uint32_t i = 0; i < n; i++)
+    d.push_back({va + i * (uint64_t(chunk) + 4096), rkey,
+                 i + 1 == n ? total - (n - 1) * chunk : chunk});
+  return d;
 }
 
 }  // namespace
@@ -262,6 +277,8 @@ const char *base_name(Base b) {
       return "WRITE(16), 3-descriptor indirect";
     case Base::kWriteImmediate:
       return "WRITE(16), immediate";
+    case Base::kScsi:
+      return "SCSI command";
   }
   return "?";
 }
@@ -271,12 +288,7 @@ Bytes make_base(Base b, const BaseParams &p) {
   const uint32_t n = std::max<uint32_t>(1, 4096 / bs);
   const uint32_t len = n * bs;
   auto three = [&](uint32_t total) {
-    std::vector<DirectDesc> d;
-    const uint32_t chunk = total / 3;
-    for (uint32_t i = 0; i < 3; i++)
-      d.push_back({p.data_va + i * (uint64_t(chunk) + 4096), p.rkey,
-                   i == 2 ? total - 2 * chunk : chunk});
-    return d;
+    return spread(p.data_va, p.rkey, total, 3);
   };
   CmdBuilder c;
   c.tag(p.tag).lun(p.lun);
@@ -299,6 +311,9 @@ Bytes make_base(Base b, const BaseParams &p) {
       break;
     case Base::kWriteIndirect:
       c.cdb(cdb::write16(p.scratch_lba, n)).indirect(DataDir::kOut, three(len));
+      break;
+    case Base::kScsi:
+      c.cdb(cdb::test_unit_ready());  // plan() builds these
       break;
     case Base::kWriteImmediate: {
       const uint32_t room = p.max_it_iu_len > p.imm_data_offset
@@ -326,6 +341,177 @@ std::string Step::describe() const {
   return s;
 }
 
+namespace {
+
+// Data buffer lengths of the SCSI mode: around block, page and 32 KiB
+// boundaries (a target's scatterlist entries), up to kScsiMaxOut.
+const uint32_t kScsiLens[] = {0,     1,     2,     8,      24,    36,
+                              255,   256,   511,   512,    4095,  4096,
+                              4097,  8192,  8193,  16384,  32767, 32768,
+                              32769, 36864, 65536, 131072, 262144};
+
+DataDir flip(DataDir d) {
+  return d == DataDir::kIn ? DataDir::kOut : DataDir::kIn;
+}
+
+// What a SCSI step is built around: one of scsi::commands(), a
+// variable-length CDB or a random operation code; and the direction of the
+// data that makes.
+struct Pick {
+  const scsi::Command *cmd = nullptr;
+  bool varlen = false;
+  DataDir natural = DataDir::kNone;
+};
+
+Pick pick_scsi(Mutator &m) {
+  const auto &cmds = scsi::commands();
+  const uint64_t i = m.below(cmds.size() + 2);
+  Pick k;
+  if (i < cmds.size()) {
+    k.cmd = &cmds[i];
+    k.natural = k.cmd->dir;
+  } else if (i == cmds.size()) {
+    k.varlen = true;
+    k.natural = DataDir::kOut;
+  } else {
+    static const DataDir kDirs[] = {DataDir::kNone, DataDir::kOut,
+                                    DataDir::kIn};
+    k.natural = kDirs[m.below(3)];
+  }
+  return k;
+}
+
+// The CDB of a SCSI step around @k for a data buffer of @len bytes, and
+// what it was made from.
+Bytes scsi_cdb(Mutator &m, const BaseParams &p, const Pick &k, uint32_t len,
+               std::vector<std::string> *ops) {
+  Bytes cdb;
+  if (k.cmd) {
+    const scsi::Command &c = *k.cmd;
+    const uint64_t max = c.len.max();
+    const uint64_t blocks =
+        1 + m.below(std::max<uint64_t>(p.scratch_blocks, 1));
+    const uint64_t same = scsi::len_for(c, len, p.block_size, blocks);
+    uint64_t v = same;
+    switch (m.below(8)) {
+      case 0:
+        v = 0;
+        break;
+      case 1:
+        v = max;
+        break;
+      case 2:
+        v = std::min(max, same + 1);
+        break;
+      case 3:
+        v = same / 2;
+        break;
+      case 4:
+        v = m.below(std::min<uint64_t>(max, UINT32_MAX) + 1);
+        break;
+      default:
+        break;
+    }
+    cdb = scsi::build(c, v, p.scratch_lba);
+    ops->push_back(std::string(c.name) + ", length field " + num(v));
+  } else if (k.varlen) {
+    // Variable length: ADDITIONAL CDB LENGTH against the 16 bytes carried.
+    static const uint8_t kAdd[] = {0x00, 0x08, 0x18, 0x19, 0xf8, 0xfc, 0xff};
+    cdb.assign(16, 0);
+    cdb[0] = 0x7f;
+    cdb[7] = m.below(4) ? kAdd[m.below(std::size(kAdd))]
+                        : static_cast<uint8_t>(m.below(256));
+    put_be16(cdb, 8, m.below(2) ? 0x000d : static_cast<uint16_t>(m.below(32)));
+    if (m.below(2)) cdb.resize(32, 0);  // with 16 bytes of additional CDB
+    ops->push_back("7Fh CDB of " + num(cdb.size()) +
+                   " bytes, additional "
+                   "length " +
+                   num(cdb[7]) + ", service action " +
+                   num(get_be16(ByteView(cdb), 8)));
+  } else {
+    // A random operation code, its group's CDB length, sparse random bytes.
+    static const size_t kGroupLen[] = {6, 10, 10, 16, 16, 12, 10, 10};
+    const uint8_t op = static_cast<uint8_t>(m.below(256));
+    cdb.assign(kGroupLen[op >> 5], 0);
+    cdb[0] = op;
+    for (size_t i = 1; i < cdb.size(); i++)
+      if (m.below(4) == 0) cdb[i] = static_cast<uint8_t>(m.below(256));
+    ops->push_back("opcode " + hexv(op));
+  }
+  const unsigned n = static_cast<unsigned>(m.below(3));
+  for (unsigned k = 0; k < n; k++) {
+    const size_t pos = 1 + static_cast<size_t>(m.below(cdb.size() - 1));
+    if (m.below(2)) {
+      const unsigned bit = static_cast<unsigned>(m.below(8));
+      cdb[pos] ^= static_cast<uint8_t>(1u << bit);
+      ops->push_back("flip CDB byte " + num(pos) + " bit " + num(bit));
+    } else {
+      cdb[pos] = static_cast<uint8_t>(m.below(256));
+      ops->push_back("CDB byte " + num(pos) + " = " + hexv(cdb[pos]));
+    }
+  }
+  return cdb;
+}
+
+// An SRP_CMD around a mutated CDB (the SCSI mode).
+void plan_scsi(Mutator &m, const BaseParams &p, Step *st) {
+  st->base = Base::kScsi;
+  const Pick k = pick_scsi(m);
+  const DataDir natural = k.natural;
+  // Mostly the command's own direction, else the opposite one or none.
+  DataDir dir;
+  const uint64_t d = m.below(20);
+  if (natural == DataDir::kNone)
+    dir = d < 10 ? DataDir::kNone : d < 15 ? DataDir::kOut : DataDir::kIn;
+  else
+    dir = d < 14 ? natural : d < 17 ? flip(natural) : DataDir::kNone;
+  uint32_t len = 0;
+  if (dir == DataDir::kIn && m.below(50) == 0) {
+    len = 1u << 20;  // past the registered memory: the RDMA fails
+  } else if (dir != DataDir::kNone) {
+    len = kScsiLens[m.below(std::size(kScsiLens))];
+  }
+  // The length field follows the buffer, or an edge length of its own
+  // when there is none.
+  Bytes cdb = scsi_cdb(
+      m, p, k,
+      dir == DataDir::kNone ? kScsiLens[m.below(std::size(kScsiLens))] : len,
+      &st->ops);
+  const std::string what = scsi::confine(
+      cdb, dir, {p.scratch_lba, std::max<uint64_t>(p.scratch_blocks, 1)});
+  if (!what.empty()) st->ops.push_back("confined: " + what);
+  CmdBuilder c;
+  c.tag(p.tag).lun(p.lun).cdb(cdb);
+  const uint64_t va = p.data_va + (dir == DataDir::kOut ? 0 : kScsiRegion);
+  std::string layout = "no buffer";
+  if (dir != DataDir::kNone) {
+    const uint64_t l = m.below(20);
+    const bool imm = dir == DataDir::kOut && p.immediate &&
+                     len + p.imm_data_offset <= p.max_it_iu_len;
+    if (l >= 17 && imm) {
+      c.immediate(Bytes(len, 0), p.imm_data_offset);
+      layout = "immediate";
+    } else if (l >= 10) {
+      const uint32_t n = 2 + static_cast<uint32_t>(m.below(3));
+      c.indirect(dir, spread(va, p.rkey, len, n));
+      layout = num(n) + "-descriptor indirect";
+    } else {
+      c.direct(dir, {va, p.rkey, len});
+      layout = "direct";
+    }
+  }
+  st->ops.push_back(num(len) + "-byte " +
+                    (dir == DataDir::kIn    ? std::string("data-in")
+                     : dir == DataDir::kOut ? std::string("data-out")
+                                            : std::string("no")) +
+                    " buffer, " + layout);
+  st->buf_dir = dir;
+  st->buf_len = len;
+  st->bytes = c.build();
+}
+
+}  // namespace
+
 Step plan(uint64_t seed, uint64_t iteration, const BaseParams &p,
           const Bytes &login_pd) {
   Mutator m(iteration_seed(seed, iteration));
@@ -334,6 +520,10 @@ Step plan(uint64_t seed, uint64_t iteration, const BaseParams &p,
   if (st.login) {
     st.bytes = login_pd;
     st.ops = m.mutate_login(st.bytes);
+    return st;
+  }
+  if (p.scsi) {
+    plan_scsi(m, p, &st);
     return st;
   }
   std::vector<Base> bases = {Base::kTur, Base::kInquiry, Base::kReadDirect,
@@ -364,6 +554,8 @@ struct Stats {
   uint64_t logins_rejected = 0;
   uint64_t closures = 0;       // channels the target closed
   uint64_t batches = 0;
+  // SCSI mode: statuses of the answers.
+  uint64_t scsi_good = 0, scsi_check = 0, scsi_conflict = 0;
   uint64_t relogins = 0;  // logins of the fuzzing channel itself
   // Where the time goes (seconds).
   double t_relogin = 0, t_fuzz_login = 0, t_barrier = 0, t_send = 0,
@@ -397,7 +589,12 @@ struct Stats {
            std::to_string(logins_accepted) + " accepted, " +
            std::to_string(logins_rejected) + " rejected), " +
            std::to_string(closures) + " channels closed by the target, " +
-           std::to_string(batches) + " batches";
+           std::to_string(batches) + " batches" +
+           (scsi_good + scsi_check + scsi_conflict == 0
+                ? std::string()
+                : ", SCSI answers " + std::to_string(scsi_good) + " GOOD, " +
+                      std::to_string(scsi_check) + " CHECK CONDITION, " +
+                      std::to_string(scsi_conflict) + " RESERVATION CONFLICT");
   }
 };
 
@@ -425,7 +622,8 @@ CaseResult run(Context &ctx, std::ostream &out) {
   const uint64_t last = first + o.iterations;
   const uint64_t batch_max = std::max<uint32_t>(1, o.fuzz_batch);
   out << "fuzz: seed " << seed << ", iterations " << first << ".." << last - 1
-      << ", batch " << batch_max << std::endl;
+      << ", batch " << batch_max << (o.fuzz_scsi ? ", SCSI layer" : "")
+      << std::endl;
 
   CaseResult res;
   res.name = "fuzz";
@@ -434,6 +632,12 @@ CaseResult run(Context &ctx, std::ostream &out) {
       "READY (after a re-login if it closed the channel), every login request "
       "gets an SRP_LOGIN_RSP or a well-formed SRP_LOGIN_REJ, no protocol "
       "violations";
+  if (o.fuzz_scsi)
+    res.expected +=
+        "; every SCSI command answered by an SRP_RSP for its tag (GOOD, "
+        "CHECK CONDITION with valid sense data or RESERVATION CONFLICT, "
+        "consistent residuals) unless the target closed the channel; no "
+        "persistent reservation registration at the end";
   const auto start = Clock::now();
   Stats stats;
   Where where{first, 1};
@@ -462,10 +666,13 @@ CaseResult run(Context &ctx, std::ostream &out) {
         r.req_flags |= kImmedRequested;
         r.imm_data_offset = kLinuxImmDataOffset;
       }
-      auto a = ctx.try_login(r, nullptr, kFuzzDataSize);
+      auto a = ctx.try_login(r, nullptr,
+                             o.fuzz_scsi ? kScsiDataSize : kFuzzDataSize);
       if (a.kind != ConnectResult::Kind::kAccepted)
         throw Failure{"SRP_LOGIN_RSP (login accepted)", describe_attempt(a)};
       s = std::move(a.session);
+      // Data-out buffers of SCSI steps: zeros.
+      if (o.fuzz_scsi) std::fill_n(s->channel().data(), kScsiRegion, 0);
       stats.t_relogin += since(t0);
     };
     // Takes in what the target sent so far; a closed channel is replaced.
@@ -484,6 +691,15 @@ CaseResult run(Context &ctx, std::ostream &out) {
       if (!s || s->closed()) fresh();
     };
     const Bytes login_pd = encode_login_req_rdma(ctx.default_login());
+    // SCSI mode: the registrations there were before.
+    std::vector<uint64_t> keys_before;
+    if (o.fuzz_scsi) {
+      settle();
+      keys_before = hostile::registration_keys(ctx, *s).value_or(
+          std::vector<uint64_t>{});
+      // READ KEYS used the start of the data-out region.
+      std::fill_n(s->channel().data(), kScsiRegion, 0);
+    }
     auto make_step = [&](uint64_t it, Step *out_step, BaseParams *p) {
       p->lun = encode_lun(o.lun);
       p->tag = s->new_tag();
@@ -496,6 +712,8 @@ CaseResult run(Context &ctx, std::ostream &out) {
       p->allow_write = !o.no_write;
       p->max_it_iu_len = s->login_rsp().max_it_iu_len;
       p->login_percent = o.fuzz_login_percent;
+      p->scsi = o.fuzz_scsi;
+      p->scratch_blocks = f.scratch_blocks;
       *out_step = plan(seed, it, *p, login_pd);
     };
     // The barrier: TEST UNIT READY answered GOOD on this channel. False if
@@ -534,6 +752,40 @@ CaseResult run(Context &ctx, std::ostream &out) {
       throw Failure{"TEST UNIT READY: GOOD", "UNIT ATTENTION 4 times"};
     };
     // Sends one step's IU; false if the channel was closed before it went.
+    // SCSI mode: every command of a batch the target took in gets an
+    // SRP_RSP (it may come after the barrier's) that judge() accepts.
+    auto check_scsi = [&](const std::vector<std::pair<uint64_t, uint64_t>> &its,
+                          const std::vector<Step> &steps) {
+      hostile::Accept any;
+      any.any_sense = true;
+      any.conflict = true;
+      for (size_t k = 0; k < steps.size(); k++) {
+        const Step &x = steps[k];
+        const uint64_t tag = get_be64(ByteView(x.bytes), 8);
+        auto r = s->wait_rsp(tag, deadline_in(ctx.timeout()));
+        if (!r && s->closed()) return;  // the next settle() logs in again
+        std::string bad =
+            r ? hostile::judge({DataDir::kNone, 0, x.buf_dir, x.buf_len}, any,
+                               *r)
+              : "no SRP_RSP within " + std::to_string(o.timeout_ms) +
+                    " ms and the channel still up";
+        if (!bad.empty()) {
+          where = {its[k].first, 1};
+          st = x;
+          have_step = true;
+          throw Failure{"an SRP_RSP for tag " + hex64(tag) + ": " +
+                            hostile::accepted_text(any) +
+                            ", consistent residuals",
+                        (r ? describe(*r) + ": " : std::string()) + bad};
+        }
+        if (r->status == kStatusGood)
+          stats.scsi_good++;
+        else if (r->status == kStatusCheckCondition)
+          stats.scsi_check++;
+        else
+          stats.scsi_conflict++;
+      }
+    };
     auto send_step = [&](const Step &x) -> bool {
       std::string why;
       const auto t0 = Clock::now();
@@ -598,6 +850,7 @@ CaseResult run(Context &ctx, std::ostream &out) {
       // SRP_CMD steps (up to the next login step), sent back to back, then
       // one TEST UNIT READY.
       std::vector<std::pair<uint64_t, uint64_t>> sent;  // iteration, seq
+      std::vector<Step> sent_steps;
       stats.batches++;
       bool closed = false;
       auto add = [&](uint64_t it, bool planned) {
@@ -612,6 +865,7 @@ CaseResult run(Context &ctx, std::ostream &out) {
         if (!send_step(x)) return false;
         st = x;
         sent.emplace_back(it, s->last_send_seq());
+        sent_steps.push_back(x);
         return true;
       };
       while (!closed && !redo.empty() && sent.size() < batch_max) {
@@ -658,6 +912,7 @@ CaseResult run(Context &ctx, std::ostream &out) {
       if (!closed && barrier()) {
         // Counted once the barrier shows the target took them in.
         stats.ius += sent.size();
+        if (o.fuzz_scsi) check_scsi(sent, sent_steps);
         s->take_unclaimed();
         no_violations(*s);
         continue;
@@ -682,6 +937,24 @@ CaseResult run(Context &ctx, std::ostream &out) {
     if (s) {
       s->pump_until(Clock::now());
       no_violations(*s);
+    }
+    if (o.fuzz_scsi) {
+      // Every parameter list held zeros: no registration may appear. A
+      // failure names the whole run.
+      have_step = false;
+      where = {first, last - first};
+      settle();
+      const auto keys = hostile::registration_keys(ctx, *s);
+      if (keys && *keys != keys_before) {
+        const std::string cleared = hostile::clear_reservations(ctx, *s);
+        throw Failure{
+            "no new persistent reservation registration after SCSI fuzzing "
+            "with parameter lists of zeros",
+            std::to_string(keys->size()) + " registration keys, " +
+                std::to_string(keys_before.size()) + " before; then cleared" +
+                (cleared.empty() ? "" : " (failed: " + cleared + ")")};
+      }
+      hostile::clear_reservations(ctx, *s);  // an SPC-2 reservation
     }
   } catch (const Failure &fl) {
     res.status = CaseResult::Status::kFail;

@@ -8,6 +8,18 @@
 // Mutations never touch the tag (bytes 8..15), the LUN (20..27) or the CDB
 // (32..47) of an SRP_CMD: responses stay matchable, and writes stay on the
 // tested LUN's scratch area.
+//
+// The SCSI mode (--fuzz-scsi) fuzzes the layer above instead: every
+// SRP_CMD iteration builds a well-formed SRP_CMD (tag and LUN as given)
+// around a mutated CDB: one of scsi::commands() with a length field from
+// a list of edge values, a variable-length CDB whose own length disagrees
+// with the IU, or a random operation code; random bits, bytes and service
+// actions; a data buffer of 0 bytes to 256 KiB (data-in rarely past the
+// registered memory), in the command's direction, the opposite one or
+// none, as a direct descriptor, an indirect table or immediate data. Then
+// scsi::confine() keeps medium writes on the scratch area, and data-out
+// buffers are in a region of zeros (kScsiRegion), so that no parameter
+// list sets a reservation, an ALUA state or unmaps a block outside it.
 #ifndef SRP_CLIENT_FUZZ_H
 #define SRP_CLIENT_FUZZ_H
 
@@ -50,6 +62,7 @@ enum class Base {
   kWriteDirect,
   kWriteIndirect,
   kWriteImmediate,
+  kScsi,  // the SCSI mode's command (see above)
 };
 const char *base_name(Base b);
 
@@ -65,7 +78,16 @@ struct BaseParams {
   bool allow_write = false;
   uint32_t max_it_iu_len = 8260;
   unsigned login_percent = 15;  // share of iterations that mutate a login
+  bool scsi = false;            // the SCSI mode
+  uint64_t scratch_blocks = 0;  // the scratch area: scratch_lba + this
 };
+
+// SCSI mode: data-out buffers lie in the first kScsiRegion bytes of the
+// registered memory, which stay zero (no command writes there: data-in
+// buffers lie in the next kScsiRegion bytes); kScsiDataSize is registered.
+constexpr size_t kScsiRegion = 320u << 10;
+constexpr size_t kScsiDataSize = 2 * kScsiRegion;
+constexpr size_t kScsiMaxOut = 256u << 10;  // largest data-out buffer
 
 // A valid SRP_CMD of kind @b.
 Bytes make_base(Base b, const BaseParams &p);
@@ -75,6 +97,9 @@ struct Step {
   Base base = Base::kTur;
   Bytes bytes;
   std::vector<std::string> ops;
+  // kScsi: the data buffer the SRP_CMD describes.
+  DataDir buf_dir = DataDir::kNone;
+  uint64_t buf_len = 0;
   std::string describe() const;
 };
 

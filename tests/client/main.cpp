@@ -91,6 +91,7 @@ int main(int argc, char **argv) {
   ro.port = opt.port;
   ro.send_wait = srp::Millis(opt.timeout_ms);
   ro.verbose = opt.verbose;
+  ro.retry_count = opt.retry_count;
   srp::rdma::RdmaConnector conn(ro);
   std::string why;
   if (!conn.probe(srp::deadline_in(srp::Millis(opt.timeout_ms)), &why)) {

@@ -297,7 +297,8 @@ ConnectResult RdmaConnector::connect(const Bytes &private_data,
       static_cast<uint8_t>(std::clamp(attr.max_qp_rd_atom, 1, 16));
   p.initiator_depth =
       static_cast<uint8_t>(std::clamp(attr.max_qp_init_rd_atom, 1, 16));
-  p.retry_count = 7;
+  // The target's QP takes its retry count from the connection request.
+  p.retry_count = opt_.retry_count;
   p.rnr_retry_count = 7;
   p.flow_control = 1;
   if (rdma_connect(ch->id_.get(), &p)) {

@@ -114,6 +114,7 @@ struct RdmaOptions {
   uint32_t max_recv = 512;        // receive WRs the QP can hold
   Millis send_wait{5000};         // bound on waiting for a free send slot
   bool verbose = false;
+  uint8_t retry_count = 7;        // transport retries (the target's too)
 };
 
 class RdmaChannel;

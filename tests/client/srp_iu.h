@@ -142,14 +142,18 @@ constexpr uint8_t kSolNotFailure = 0x04;  // UCSOLNT
 constexpr uint8_t kStatusGood = 0x00;
 constexpr uint8_t kStatusCheckCondition = 0x02;
 constexpr uint8_t kStatusBusy = 0x08;
+constexpr uint8_t kStatusReservationConflict = 0x18;
 constexpr uint8_t kStatusTaskSetFull = 0x28;
 constexpr uint8_t kStatusTaskAborted = 0x40;
 
 // Sense keys.
 constexpr uint8_t kSenseNoSense = 0x0;
+constexpr uint8_t kSenseNotReady = 0x2;
 constexpr uint8_t kSenseIllegalRequest = 0x5;
 constexpr uint8_t kSenseUnitAttention = 0x6;
+constexpr uint8_t kSenseCopyAborted = 0xa;
 constexpr uint8_t kSenseAbortedCommand = 0xb;
+constexpr uint8_t kSenseMiscompare = 0xe;
 
 // ---------------------------------------------------------------------------
 // Byte access

@@ -18,32 +18,15 @@ using namespace srp::test;
 
 namespace {
 
-Options opts() {
-  Options o;
-  o.host = "fake";
-  o.port = "1";
-  o.id_ext = 0x0002c903000a0b0cull;
-  o.ioc_guid = 0x0002c903000a0b0dull;
-  o.initiator_ext = 0x1122;
-  o.timeout_ms = 100;
-  return o;
-}
-
 // Options of a fuzz run with @seed (given on the command line) and
 // @iterations.
 Options fuzz_opts(uint64_t seed, uint64_t iterations) {
-  Options o = opts();
+  Options o = model_options();
   o.fuzz = true;
   o.seed = seed;
   o.seed_given = true;
   o.iterations = iterations;
   return o;
-}
-
-FakeConfig config(const Options &o) {
-  FakeConfig c;
-  c.target_port_id = make_port_id(o.id_ext, o.ioc_guid);
-  return c;
 }
 
 std::map<std::string, CaseResult> run_all(FakeTarget &t, const Options &o,
@@ -84,7 +67,8 @@ TEST(Catalogue, Shape) {
                             kNeedsTpgDisabled)) != 0)
         << c.name;
   }
-  for (const char *g : {"login", "acl", "scsi", "malformed", "protocol"})
+  for (const char *g :
+       {"login", "acl", "scsi", "malformed", "protocol", "hostile"})
     EXPECT_TRUE(groups.count(g)) << g;
 }
 
@@ -95,11 +79,18 @@ TEST(Catalogue, Selection) {
   for (const Case *c : l) EXPECT_EQ(c->group(), "login");
   EXPECT_EQ(select_cases({"scsi.inquiry", "scsi.inquiry"}).size(), 1u);
   EXPECT_TRUE(select_cases({"nothing.*"}).empty());
+  // Exclusions: from everything, or from what the other globs include.
+  const auto no_hostile = select_cases({"!hostile.*"});
+  EXPECT_EQ(no_hostile.size() + select_cases({"hostile.*"}).size(),
+            catalogue().size());
+  for (const Case *c : no_hostile) EXPECT_NE(c->group(), "hostile");
+  EXPECT_EQ(select_cases({"scsi.*", "!scsi.inquiry*"}).size() + 3,
+            select_cases({"scsi.*"}).size());
 }
 
 TEST(Catalogue, AllPassAgainstConformingModel) {
-  Options o = opts();
-  FakeTarget t(config(o));
+  Options o = model_options();
+  FakeTarget t(model_config(o));
   auto m = run_all(t, o);
   EXPECT_EQ(failures(m), "");
   size_t skipped = 0;
@@ -114,8 +105,8 @@ TEST(Catalogue, AllPassAgainstConformingModel) {
 }
 
 TEST(Catalogue, ScratchAreaRestored) {
-  Options o = opts();
-  FakeTarget t(config(o));
+  Options o = model_options();
+  FakeTarget t(model_config(o));
   Context probe(t, o, nullptr);
   probe.facts();
   const Bytes before = t.disk();
@@ -125,9 +116,9 @@ TEST(Catalogue, ScratchAreaRestored) {
 }
 
 TEST(Catalogue, NoWriteSkipsWriters) {
-  Options o = opts();
+  Options o = model_options();
   o.no_write = true;
-  FakeTarget t(config(o));
+  FakeTarget t(model_config(o));
   const auto m = run_all(t, o);
   EXPECT_EQ(failures(m), "");
   EXPECT_EQ(m.at("scsi.write_read_direct").status, CaseResult::Status::kSkip);
@@ -135,8 +126,8 @@ TEST(Catalogue, NoWriteSkipsWriters) {
 }
 
 TEST(Catalogue, WithoutImmediateData) {
-  Options o = opts();
-  FakeConfig c = config(o);
+  Options o = model_options();
+  FakeConfig c = model_config(o);
   c.immediate = false;
   FakeTarget t(c);
   const auto m = run_all(t, o);
@@ -150,9 +141,9 @@ TEST(Catalogue, WithoutImmediateData) {
 }
 
 TEST(Catalogue, AclDenied) {
-  Options o = opts();
+  Options o = model_options();
   o.acl_denied = true;
-  FakeConfig c = config(o);
+  FakeConfig c = model_config(o);
   c.acl_allows = false;
   FakeTarget t(c);
   const auto m = run_all(t, o);
@@ -164,9 +155,9 @@ TEST(Catalogue, AclDenied) {
 }
 
 TEST(Catalogue, TpgDisabled) {
-  Options o = opts();
+  Options o = model_options();
   o.tpg_disabled = true;
-  FakeConfig c = config(o);
+  FakeConfig c = model_config(o);
   c.tpg_enabled = false;
   FakeTarget t(c);
   const auto m = run_all(t, o);
@@ -180,16 +171,16 @@ TEST(Catalogue, TpgDisabled) {
 }
 
 TEST(Catalogue, TpgDisabledNoticesAcceptedLogin) {
-  Options o = opts();
+  Options o = model_options();
   o.tpg_disabled = true;
-  FakeTarget t(config(o));  // enabled: the case must fail
+  FakeTarget t(model_config(o));  // enabled: the case must fail
   const auto m = run_all(t, o, "acl.tpg_disabled");
   EXPECT_EQ(m.at("acl.tpg_disabled").status, CaseResult::Status::kFail);
 }
 
 TEST(Catalogue, ShortPrivateDataDependsOnTransport) {
-  Options o = opts();
-  FakeConfig c = config(o);
+  Options o = model_options();
+  FakeConfig c = model_config(o);
   c.exact_private_data = true;
   FakeTarget t(c);
   const auto m = run_all(t, o, "login.private_data_short");
@@ -200,6 +191,7 @@ struct FaultCase {
   const char *name;
   void (*set)(FakeConfig &);
   const char *must_fail;
+  const char *says = "";  // in the failure
 };
 
 void PrintTo(const FaultCase &f, std::ostream *os) { *os << f.name; }
@@ -207,13 +199,16 @@ void PrintTo(const FaultCase &f, std::ostream *os) { *os << f.name; }
 class Faults : public ::testing::TestWithParam<FaultCase> {};
 
 TEST_P(Faults, Detected) {
-  Options o = opts();
-  FakeConfig c = config(o);
+  Options o = model_options();
+  FakeConfig c = model_config(o);
   GetParam().set(c);
   FakeTarget t(c);
   const auto m = run_all(t, o, GetParam().must_fail);
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m.begin()->second.status, CaseResult::Status::kFail)
+      << result_line(m.begin()->second);
+  EXPECT_NE(result_line(m.begin()->second).find(GetParam().says),
+            std::string::npos)
       << result_line(m.begin()->second);
 }
 
@@ -228,20 +223,46 @@ INSTANTIATE_TEST_SUITE_P(
         FaultCase{"opcode",
                   [](FakeConfig &c) { c.close_on_unknown_opcode = true; },
                   "malformed.unknown_opcode"},
+        FaultCase{"opcode_ignored",
+                  [](FakeConfig &c) { c.ignore_unknown_opcode = true; },
+                  "malformed.unknown_opcode"},
         FaultCase{"credit",
                   [](FakeConfig &c) { c.lose_credit_on_malformed = true; },
                   "malformed.direct_count_2"},
         FaultCase{"single", [](FakeConfig &c) { c.single_keeps_others = true; },
                   "login.single_terminates_existing"},
         FaultCase{"max", [](FakeConfig &c) { c.max_req_size = 100000; },
-                  "login.it_iu_len_above_target_max"}),
+                  "login.it_iu_len_above_target_max"},
+        // SCSI level: the hostile.* cases.
+        FaultCase{"overrun", [](FakeConfig &c) { c.overrun_data_in = true; },
+                  "hostile.inquiry", "outside the descriptors"},
+        FaultCase{"leak", [](FakeConfig &c) { c.leak_in_tail = true; },
+                  "hostile.inquiry", "past the"},
+        FaultCase{"crash", [](FakeConfig &c) { c.drop_large_transfers = true; },
+                  "hostile.set_target_port_groups", "no SRP_RSP"},
+        FaultCase{"crash_read",
+                  [](FakeConfig &c) { c.drop_large_transfers = true; },
+                  "hostile.read_16", "no SRP_RSP"},
+        FaultCase{"sense", [](FakeConfig &c) { c.sense_missing = true; },
+                  "hostile.reserved_opcodes", "without valid sense"},
+        FaultCase{"varlen", [](FakeConfig &c) { c.varlen_past_iu = true; },
+                  "hostile.variable_length_cdb", "21/00"},
+        FaultCase{"pr", [](FakeConfig &c) { c.pr_keeps_zero_register = true; },
+                  "hostile.persistent_reserve_out_register",
+                  "registration keys"},
+        FaultCase{"read_writes",
+                  [](FakeConfig &c) { c.follow_buffer_direction = true; },
+                  "hostile.read_16", "written to the medium"},
+        FaultCase{"write_sends",
+                  [](FakeConfig &c) { c.follow_buffer_direction = true; },
+                  "hostile.write_16", "past the 0 bytes"}),
     [](const ::testing::TestParamInfo<FaultCase> &i) {
       return std::string(i.param.name);
     });
 
 TEST(Fuzz, RunsAgainstModel) {
   Options o = fuzz_opts(1234, 400);
-  FakeTarget t(config(o));
+  FakeTarget t(model_config(o));
   Context ctx(t, o, nullptr);
   std::ostringstream out;
   CaseResult r = fuzz::run(ctx, out);
@@ -252,7 +273,7 @@ TEST(Fuzz, RunsAgainstModel) {
 
 TEST(Fuzz, StopsAtBrokenInvariant) {
   Options o = fuzz_opts(99, 2000);
-  FakeConfig c = config(o);
+  FakeConfig c = model_config(o);
   c.lose_credit_on_malformed = true;  // credits drain away
   FakeTarget t(c);
   Context ctx(t, o, nullptr);
@@ -271,7 +292,7 @@ TEST(Report, Lines) {
   EXPECT_EQ(result_line(f), "FAIL a.c: expected GOOD, got BUSY");
   EXPECT_EQ(result_line(s), "SKIP a.d: why");
   EXPECT_EQ(summary_line({p, f, s, p}), "2 passed, 1 failed, 1 skipped");
-  const std::string j = to_json(opts(), {p, f}, "conformance");
+  const std::string j = to_json(model_options(), {p, f}, "conformance");
   EXPECT_NE(j.find("\"failed\": 1"), std::string::npos);
   EXPECT_NE(j.find("\"name\": \"a.c\""), std::string::npos);
   EXPECT_EQ(json_escape("a\"b\\c\n\x01"), "a\\\"b\\\\c\\n\\u0001");
@@ -283,7 +304,7 @@ TEST(Fuzz, OneByOneAndBatchedAgree) {
   for (uint32_t batch : {1u, 7u, 64u}) {
     Options o = fuzz_opts(4321, 300);
     o.fuzz_batch = batch;
-    FakeTarget t(config(o));
+    FakeTarget t(model_config(o));
     Context ctx(t, o, nullptr);
     std::ostringstream out;
     CaseResult r = fuzz::run(ctx, out);
@@ -298,7 +319,7 @@ TEST(Fuzz, OneByOneAndBatchedAgree) {
 TEST(Fuzz, BrokenInvariantInABatchNamesTheBatch) {
   Options o = fuzz_opts(99, 2000);
   o.fuzz_batch = 8;
-  FakeConfig c = config(o);
+  FakeConfig c = model_config(o);
   c.lose_credit_on_malformed = true;
   FakeTarget t(c);
   Context ctx(t, o, nullptr);
@@ -307,4 +328,53 @@ TEST(Fuzz, BrokenInvariantInABatchNamesTheBatch) {
   ASSERT_EQ(r.status, CaseResult::Status::kFail);
   EXPECT_NE(r.got.find("--seed 99 --fuzz-from "), std::string::npos) << r.got;
   EXPECT_NE(r.got.find("--fuzz-batch"), std::string::npos) << r.got;
+}
+
+// A SCSI fuzz run of 600 iterations with @seed against the model with
+// @fault set.
+CaseResult scsi_fuzz(uint64_t seed, bool FakeConfig::*fault) {
+  Options o = fuzz_opts(seed, 600);
+  o.fuzz_scsi = true;
+  FakeConfig c = model_config(o);
+  c.*fault = true;
+  FakeTarget t(c);
+  Context ctx(t, o, nullptr);
+  std::ostringstream out;
+  return fuzz::run(ctx, out);
+}
+
+TEST(Fuzz, ScsiLayerRunsAgainstModel) {
+  Options o = fuzz_opts(2026, 600);
+  o.fuzz_scsi = true;
+  FakeTarget t(model_config(o));
+  Context ctx(t, o, nullptr);
+  Context probe(t, o, nullptr);
+  const TargetFacts f = probe.facts();
+  const Bytes before = t.disk();
+  std::ostringstream out;
+  CaseResult r = fuzz::run(ctx, out);
+  EXPECT_EQ(r.status, CaseResult::Status::kPass) << result_line(r);
+  EXPECT_NE(out.str().find("SCSI layer"), std::string::npos);
+  EXPECT_NE(r.reason.find("SCSI answers"), std::string::npos) << r.reason;
+  // Nothing written outside the scratch area; all of it restored.
+  const size_t scratch = f.scratch_lba * f.block_size;
+  EXPECT_TRUE(
+      std::equal(before.begin(), before.begin() + scratch, t.disk().begin()));
+  ctx.restore_scratch();
+  EXPECT_EQ(t.disk(), before);
+  EXPECT_EQ(t.registrations(), 0u);
+}
+
+TEST(Fuzz, ScsiLayerNoticesMissingResponses) {
+  // No answer to large transfers.
+  const CaseResult r = scsi_fuzz(2026, &FakeConfig::drop_large_transfers);
+  ASSERT_EQ(r.status, CaseResult::Status::kFail);
+  EXPECT_NE(r.got.find("no SRP_RSP"), std::string::npos) << r.got;
+  EXPECT_NE(r.got.find("--fuzz-batch 1"), std::string::npos) << r.got;
+}
+
+TEST(Fuzz, ScsiLayerNoticesMissingSense) {
+  const CaseResult r = scsi_fuzz(77, &FakeConfig::sense_missing);
+  ASSERT_EQ(r.status, CaseResult::Status::kFail);
+  EXPECT_NE(r.got.find("without valid sense"), std::string::npos) << r.got;
 }

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "fuzz.h"
+#include "scsi.h"
 
 using namespace srp;
 using namespace srp::fuzz;
@@ -180,4 +184,134 @@ TEST(Fuzz, PinnedPlanForSeed42) {
   Mutator m(5489);
   EXPECT_EQ(m.below(1000), 30u);
   EXPECT_EQ(m.below(1000), 908u);
+}
+
+namespace {
+
+BaseParams scsi_params() {
+  BaseParams p = params();
+  p.scsi = true;
+  p.scratch_lba = 6000;
+  p.scratch_blocks = 2048;
+  return p;
+}
+
+struct Described {
+  DataDir dir = DataDir::kNone;
+  std::vector<DirectDesc> descs;
+  Bytes imm;
+};
+
+// The data buffer an SRP_CMD describes, read at the offsets of SRP r16a.
+Described described(const Bytes &iu) {
+  Described d;
+  const ByteView v(iu);
+  const size_t off = kCmdSize + iu[31];
+  const uint8_t out = iu[5] >> 4, in = iu[5] & 0xf;
+  const uint8_t fmt = out ? out : in;
+  d.dir = out ? DataDir::kOut : in ? DataDir::kIn : DataDir::kNone;
+  auto at = [&](size_t p) {
+    return DirectDesc{get_be64(v, p), get_be32(v, p + 8), get_be32(v, p + 12)};
+  };
+  if (fmt == kDescDirect) d.descs.push_back(at(off));
+  if (fmt == kDescIndirect)
+    for (size_t i = 0; i < (out ? iu[6] : iu[7]); i++)
+      d.descs.push_back(at(off + kIndirectHdrSize + 16 * i));
+  if (fmt == kDescImmediate) {
+    const uint32_t n = get_be32(v, off);
+    d.imm.assign(iu.begin() + kLinuxImmDataOffset,
+                 iu.begin() + kLinuxImmDataOffset + n);
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST(FuzzScsi, PlanIsDeterministic) {
+  for (uint64_t i = 0; i < 300; i++) {
+    Step a = plan(0xC0FFEE, i, scsi_params(), login_pd());
+    Step b = plan(0xC0FFEE, i, scsi_params(), login_pd());
+    ASSERT_EQ(a.bytes, b.bytes) << "iteration " << i;
+    ASSERT_EQ(a.ops, b.ops);
+    ASSERT_EQ(a.buf_len, b.buf_len);
+  }
+}
+
+// Tag and LUN as given, writes on the scratch area, data-out buffers in
+// the zero region, data-in buffers after it, state-changing parameter
+// lists only from a data-out buffer.
+TEST(FuzzScsi, StepsAreConfined) {
+  const BaseParams p = scsi_params();
+  const scsi::Scratch scratch{p.scratch_lba, p.scratch_blocks};
+  for (uint64_t i = 0; i < 4000; i++) {
+    const Step s = plan(11, i, p, login_pd());
+    if (s.login) continue;
+    ASSERT_EQ(s.base, Base::kScsi);
+    const Bytes &iu = s.bytes;
+    ASSERT_GE(iu.size(), kCmdSize);
+    EXPECT_EQ(iu[0], kOpCmd);
+    EXPECT_EQ(get_be64(ByteView(iu), 8), p.tag) << s.describe();
+    EXPECT_TRUE(std::equal(p.lun.begin(), p.lun.end(), iu.begin() + 20));
+    Bytes cdb(iu.begin() + 32, iu.begin() + 48);
+    cdb.insert(cdb.end(), iu.begin() + 48, iu.begin() + 48 + iu[31]);
+    ASSERT_TRUE(scsi::writes_inside(cdb, scratch)) << s.describe();
+    const Described d = described(iu);
+    EXPECT_EQ(d.dir, s.buf_dir) << s.describe();
+    const auto f = scsi::state_parameter_list(cdb);
+    if (f && d.dir != DataDir::kOut) {
+      EXPECT_EQ(scsi::get(cdb, *f), 0u) << s.describe();
+    }
+    uint64_t total = d.imm.size();
+    for (const DirectDesc &x : d.descs) {
+      total += x.len;
+      EXPECT_EQ(x.rkey, p.rkey);
+      if (d.dir == DataDir::kOut) {
+        EXPECT_GE(x.va, p.data_va);
+        EXPECT_LE(x.va + x.len, p.data_va + kScsiRegion) << s.describe();
+      } else {
+        EXPECT_GE(x.va, p.data_va + kScsiRegion) << s.describe();
+      }
+    }
+    EXPECT_EQ(total, s.buf_len) << s.describe();
+    EXPECT_TRUE(std::all_of(d.imm.begin(), d.imm.end(),
+                            [](uint8_t b) { return b == 0; }));
+    if (d.dir == DataDir::kOut) {
+      EXPECT_LE(s.buf_len, kScsiMaxOut);
+    }
+  }
+}
+
+TEST(FuzzScsi, Variety) {
+  const BaseParams p = scsi_params();
+  std::set<std::string> names;
+  std::set<int> dirs;
+  bool varlen = false, random_op = false, imm = false, indirect = false,
+       huge = false, confined = false;
+  for (uint64_t i = 0; i < 3000; i++) {
+    const Step s = plan(5, i, p, login_pd());
+    if (s.login) continue;
+    names.insert(s.ops.front().substr(0, s.ops.front().find(',')));
+    dirs.insert(static_cast<int>(s.buf_dir));
+    varlen |= s.ops.front().rfind("7Fh", 0) == 0;
+    random_op |= s.ops.front().rfind("opcode", 0) == 0;
+    for (const auto &o : s.ops) {
+      imm |= o.find("immediate") != std::string::npos;
+      indirect |= o.find("indirect") != std::string::npos;
+      confined |= o.rfind("confined", 0) == 0;
+    }
+    huge |= s.buf_len > kScsiRegion;
+  }
+  for (const auto &c : scsi::commands())
+    EXPECT_TRUE(names.count(c.name)) << c.name;
+  EXPECT_EQ(dirs.size(), 3u);
+  EXPECT_TRUE(varlen && random_op && imm && indirect && huge && confined);
+}
+
+TEST(FuzzScsi, ClassicPlansIgnoreScsiFields) {
+  // The SCSI fields of BaseParams do not change the classic plan.
+  BaseParams p = params();
+  p.scratch_blocks = 2048;
+  for (uint64_t i = 0; i < 50; i++)
+    EXPECT_EQ(plan(42, i, p, login_pd()).bytes,
+              plan(42, i, params(), login_pd()).bytes);
 }
