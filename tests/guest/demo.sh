@@ -2,12 +2,15 @@
 # tests/guest/demo.sh: the README's demo, run inside the guest by
 # scripts/demo.  Soft-RoCE, our ib_srpt, a target made with targetcli, the
 # kernel's ib_srp logging in over RDMA/CM, a file system and fio with
-# verification on the LUN, and the figures.
+# verification on the LUN, an IB/CM login of the test initiator module
+# beside it (make testmod), and the figures.
 
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
 # shellcheck source=tests/guest/login.sh
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/login.sh"
+# shellcheck source=tests/guest/ibcm.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/ibcm.sh"
 
 CASE_NAME=demo
 step() { printf '\n=== %s\n' "$*"; }
@@ -51,8 +54,15 @@ step "fio: 1 MiB sequential writes with verification (RDMA READ/WRITE)"
 fio --name=demo1m --filename="$dev" --ioengine=libaio --direct=1 --rw=write \
 	--bs=1M --size=64M --iodepth=4 --verify=crc32c --do_verify=1 --verify_fatal=1 |
 	grep -E 'IOPS|err=' || die "fio 1m"
-step "Target channels and their counters"
+step "Beside it, an IB/CM login: the test initiator srp_ibcm_init (tests/kmod)"
+ibcm_acl "$IBCM_EXT" && ibcm_load && ibcm_login a "$IBCM_EXT" || die "IB/CM login"
+[[ $(ibcm_get a login) == accepted ]] || die "IB/CM login: $(ibcm_get a login)"
+ibcm_cmd io name=a || die "IB/CM I/O"
+grep -E '^a\.(login|tur|write_direct|read_direct|write_indirect|read_indirect|write_imm|read_imm)=' \
+	"$IBCM_DIR/status"
+step "Target channels and their counters (cm=rdma: ib_srp, cm=ib: srp_ibcm_init)"
 channels
+ibcm_cmd dreq name=a && ibcm_cmd close name=a && ibcm_unload || die "IB/CM logout"
 step "Log out, tear down, unload"
 srp_target_down || die "teardown"
 rmmod ib_srpt || die "rmmod"

@@ -361,6 +361,9 @@ if declare -F run_login_cases >/dev/null; then
 	run_fault_cases
 	run_observe_cases
 	run_compat_cases
+	# shellcheck source=tests/guest/ibcm.sh
+	. "$GUEST_DIR/ibcm.sh"
+	run_ibcm_cases
 fi
 run_case rmmod case_rmmod
 run_case dmesg case_dmesg
