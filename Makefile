@@ -6,8 +6,13 @@
 #   make install / uninstall          into /lib/modules/$KVER/updates + depmod
 #   make dkms-install / dkms-remove   register with DKMS for every kernel
 #   make style                        checkpatch --strict on our sources
+#                                     (and tests/kmod/)
 #   make unit                         unit tests and the C++ SRP test client
 #   make bench [KVER=<release>] [BENCH_ARGS=...]  ours vs in-tree (scripts/bench)
+#   make debug-kernel                 the module for scripts/debug-kernel's
+#                                     kernel (built first if not cached)
+#   make testmod [KVER=...] [W=1] [C=1]  test-only modules (tests/kmod/)
+#                                     into build/$KVER/kmod/, never installed
 #   make clean
 #
 # Objects for each kernel go to build/$KVER/, so builds for several kernels
@@ -27,12 +32,14 @@ BUILD    := $(PROJECT)/build/$(KVER)
 MODULE   := $(BUILD)/ib_srpt.ko
 SOURCES  := $(wildcard $(PROJECT)/src/*.c $(PROJECT)/include/*.h)
 KSOURCES := $(filter-out %_test.c,$(SOURCES))
+# Test-only kernel modules (make testmod): held to the same style.
+TSOURCES := $(wildcard $(PROJECT)/tests/kmod/*/*.c)
 INSTALLED_KDIRS := $(wildcard /lib/modules/*/build)
 
 CHECKPATCH := $(PROJECT)/build/tools/checkpatch/scripts/checkpatch.pl
 
 .PHONY: all modules check-kdir clean install uninstall dkms-add dkms-install \
-	dkms-remove style unit man bench
+	dkms-remove style unit man bench debug-kernel
 
 all: modules
 
@@ -94,7 +101,7 @@ $(CHECKPATCH):
 style: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore FILE_PATH_CHANGES \
-		-f $(KSOURCES)
+		-f $(KSOURCES) $(TSOURCES)
 
 # Unit tests: the pure SRP code (tests/unit) and the C++ SRP test client
 # (tests/client, which also builds the srp-conformance tool).
@@ -117,3 +124,18 @@ man:
 # scripts/bench defaults to the newest kernel of scripts/kernels.
 bench:
 	$(PROJECT)/scripts/bench $(if $(filter command line,$(origin KVER)),--kver $(KVER)) $(BENCH_ARGS)
+
+# The module for the debug kernel of scripts/debug-kernel (KASAN, lockdep,
+# ...), which is built and cached outside the tree on first use (about
+# 15 min); tests/guest/run --debug-kernel does this itself.
+debug-kernel:
+	dk=$$($(PROJECT)/scripts/debug-kernel | tail -n 1) && \
+		$(MAKE) -C $(PROJECT) KDIR=$$dk/build
+
+# Test-only kernel modules (tests/kmod/): built like ib_srpt.ko, into
+# build/$KVER/kmod/<name>/, never installed; the guest suite loads them by
+# path.  srp_ibcm_init is the IB/CM SRP initiator of tests/guest/ibcm.sh.
+.PHONY: testmod
+testmod: check-kdir
+	$(MAKE) -C $(PROJECT)/tests/kmod/srp_ibcm_init KDIR=$(KDIR) \
+		KVER=$(KVER) BUILD=$(BUILD)/kmod/srp_ibcm_init
