@@ -301,6 +301,15 @@ saved_login() {
 		--size=4M --iodepth=8
 }
 
+# clearconfig: targetcli clearconfig; on failure the configfs objects it
+# left are logged.
+clearconfig() {
+	targetcli clearconfig confirm=True && return 0
+	find "$CFS_TARGET/core" -mindepth 1 -maxdepth 2 -type d
+	find "$CFS_TARGET/core" -mindepth 3 -maxdepth 6 -path '*/pr/*' -name 'res_*' -exec grep -H . {} + 2>/dev/null | head -n 20
+	return 1
+}
+
 # case_compat_saveconfig: targetcli saveconfig with the in-tree driver
 # loaded, restoreconfig with ours (attributes included), a login; then the
 # other way round, where the in-tree driver lacks our own attributes (their
@@ -315,7 +324,7 @@ case_compat_saveconfig() {
 		srp_max_rsp_size=512
 	check targetcli saveconfig "$cfg_in"
 	check srp_target_down
-	check targetcli clearconfig confirm=True
+	check clearconfig
 	check unload_impl
 
 	check load_srpt
@@ -330,7 +339,7 @@ case_compat_saveconfig() {
 	check sysfs_write "$a/keepalive_secs" 15
 	check targetcli saveconfig "$cfg_ours"
 	check srp_target_down
-	check targetcli clearconfig confirm=True
+	check clearconfig
 	check unload_impl
 
 	check load_intree
@@ -342,7 +351,7 @@ case_compat_saveconfig() {
 	[[ -d $(tgt_dir)/lun/lun_0 ]] || fail "the in-tree driver restored no LUN"
 	check saved_login from_ours
 	check srp_target_down
-	check targetcli clearconfig confirm=True
+	check clearconfig
 	check unload_impl
 }
 

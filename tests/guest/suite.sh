@@ -73,6 +73,12 @@ ib_srpt_errors() {
 case_setup() {
 	check start_dbus
 	check setup_rxe
+	# Where LIO writes persistent reservation and ALUA state (its db_root,
+	# readable once target_core_mod is loaded): without it every PR OUT
+	# REGISTER fails after it has registered.
+	local db
+	db=$(<"$CFS_TARGET/dbroot") || fail "cannot read $CFS_TARGET/dbroot"
+	check mkdir -p "$db/pr" "$db/alua"
 	log "rxe0 GID $(port_gid), GUID $(port_guid)"
 	if [[ $SRPT_INTREE != 1 ]]; then
 		[[ -f $SRPT_KO ]] || fail "$SRPT_KO not found (run 'make KVER=$KVER')"
@@ -359,6 +365,9 @@ run_mad_cases
 if declare -F run_login_cases >/dev/null; then
 	run_login_cases
 	run_fault_cases
+	# shellcheck source=tests/guest/hostile.sh
+	. "$GUEST_DIR/hostile.sh"
+	run_hostile_cases
 	run_observe_cases
 	run_compat_cases
 	# shellcheck source=tests/guest/ibcm.sh
