@@ -70,6 +70,14 @@
 #define SRPT_DEF_MAX_CHANNELS	1024
 #define SRPT_DEF_MAX_INI_CHANNELS 128
 #define SRPT_MAX_CHANNELS_ATTR	65535
+/*
+ * Data of one command, and data buffers one channel holds at a time (a
+ * channel's bound is at least the per-command one).
+ */
+#define SRPT_MIN_CMD_DATA	SZ_4K
+#define SRPT_DEF_CHANNEL_DATA	SZ_128M
+#define SRPT_MIN_CHANNEL_DATA	SZ_1M
+#define SRPT_MAX_CHANNEL_DATA	SZ_1G
 /* Receive buffers (= credits) of a channel with its own receive ring. */
 #define SRPT_RQ_SIZE		128
 
@@ -167,6 +175,8 @@ struct srpt_tport {
  * @max_channels: most channels of the group at a time (0: no limit)
  * @max_initiator_channels: most channels of one initiator (node ACL) in the
  *		group at a time (0: no limit)
+ * @max_cmd_data: most data bytes of one command
+ * @max_channel_data: most bytes of data buffers one channel holds at a time
  * @list:	entry in the target port's list
  * @users:	channels and logins in progress that use the group
  * @dying:	being removed: no new logins
@@ -188,6 +198,8 @@ struct srpt_tpg {
 	u32			keepalive_secs;
 	u32			max_channels;
 	u32			max_initiator_channels;
+	u32			max_cmd_data;
+	u32			max_channel_data;
 };
 
 /**
@@ -307,6 +319,7 @@ enum srpt_cmd_state {
  *		first such command and kept until the channel is freed, or
  *		NULL
  * @data_sg:	scatterlist over @data_page while a command uses it
+ * @charged:	bytes of @data_sgl counted in the channel's data_held
  */
 struct srpt_send_ioctx {
 	struct se_cmd		cmd;
@@ -344,6 +357,7 @@ struct srpt_send_ioctx {
 	struct scatterlist	*rdma_sg;
 	struct page		*data_page;
 	struct scatterlist	data_sg;
+	u32			charged;
 };
 
 /* Channel states; a channel only moves forward through them. */
@@ -399,6 +413,11 @@ enum srpt_ch_state {
  *		entries each (NULL without immediate data)
  * @imm_sg_max:	entries per context: enough for max_it_iu_len bytes at any
  *		offset in a page
+ * @max_cmd_data: most data bytes of one command (the portal group's
+ *		max_cmd_data at login)
+ * @max_data_held: bound of @data_held (max_channel_data at login, at least
+ *		@max_cmd_data)
+ * @data_held:	bytes of the data buffers the channel's commands hold
  * @free_list:	unused command contexts
  * @wait_list:	requests received while @free_list was empty
  * @sq_wait:	driver-built responses waiting for send queue space
@@ -454,6 +473,9 @@ struct srpt_channel {
 	u32			n_ioctx;
 	struct scatterlist	*imm_sg_pool;
 	u32			imm_sg_max;
+	u32			max_cmd_data;
+	u32			max_data_held;
+	atomic_t		data_held;
 	struct list_head	free_list;
 	struct list_head	wait_list;
 	struct list_head	sq_wait;
@@ -481,6 +503,7 @@ struct srpt_channel {
 		atomic64_t	sq_full;
 		atomic64_t	stuck;
 		atomic64_t	keepalives;
+		atomic64_t	data_full;
 	} stats;
 };
 

@@ -299,6 +299,9 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 				       SRPT_MIN_SQ_SIZE),
 			    attrs->max_qp_wr / 2);
 	ch->use_srq = READ_ONCE(tpg->use_srq);
+	ch->max_cmd_data = READ_ONCE(tpg->max_cmd_data);
+	ch->max_data_held = max(READ_ONCE(tpg->max_channel_data),
+				ch->max_cmd_data);
 
 	if (ch->use_srq) {
 		/* Credits stay per channel; buffers come from the SRQ. */
@@ -1023,7 +1026,7 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 		if (ch->tpg != tpg)
 			continue;
 		n = scnprintf(page + len, PAGE_SIZE - len,
-			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d keepalives=%lld\n",
+			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d keepalives=%lld data_full=%lld data_held=%d\n",
 			      ch->sess_name, ch->id,
 			      srpt_ch_state_name[ch->state],
 			      ch->using_rdma_cm ? "rdma" : "ib", ch->qp_num,
@@ -1041,7 +1044,9 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 			      atomic64_read(&ch->stats.sq_full),
 			      atomic64_read(&ch->stats.stuck),
 			      ch->comp_vector,
-			      atomic64_read(&ch->stats.keepalives));
+			      atomic64_read(&ch->stats.keepalives),
+			      atomic64_read(&ch->stats.data_full),
+			      atomic_read(&ch->data_held));
 		if (len + n >= PAGE_SIZE - 1)
 			break;
 		len += n;

@@ -135,6 +135,8 @@ struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn, const char *name)
 	tpg->keepalive_secs = SRPT_DEF_KEEPALIVE_SECS;
 	tpg->max_channels = SRPT_DEF_MAX_CHANNELS;
 	tpg->max_initiator_channels = SRPT_DEF_MAX_INI_CHANNELS;
+	tpg->max_cmd_data = SRPT_MAX_CMD_DATA;
+	tpg->max_channel_data = SRPT_DEF_CHANNEL_DATA;
 
 	atomic_set(&tpg->users, 0);
 
@@ -458,6 +460,16 @@ srpt_tpg_attrib_max_initiator_channels_ptr(struct config_item *item)
 	return &srpt_tpg(attrib_to_tpg(item))->max_initiator_channels;
 }
 
+static u32 *srpt_tpg_attrib_max_cmd_data_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->max_cmd_data;
+}
+
+static u32 *srpt_tpg_attrib_max_channel_data_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->max_channel_data;
+}
+
 /* Show and store of attribute _name, through srpt_tpg_attrib_<_name>_ptr(). */
 #define SRPT_TPG_ATTRIB(_name, _min, _max)				\
 static ssize_t srpt_tpg_attrib_##_name##_show(struct config_item *item,\
@@ -483,6 +495,9 @@ SRPT_TPG_ATTRIB(cmd_report_secs, 0, SRPT_MAX_CMD_REPORT_SECS);
 SRPT_TPG_ATTRIB(keepalive_secs, 0, SRPT_MAX_KEEPALIVE_SECS);
 SRPT_TPG_ATTRIB(max_channels, 0, SRPT_MAX_CHANNELS_ATTR);
 SRPT_TPG_ATTRIB(max_initiator_channels, 0, SRPT_MAX_CHANNELS_ATTR);
+SRPT_TPG_ATTRIB(max_cmd_data, SRPT_MIN_CMD_DATA, SRPT_MAX_CMD_DATA);
+SRPT_TPG_ATTRIB(max_channel_data, SRPT_MIN_CHANNEL_DATA,
+		SRPT_MAX_CHANNEL_DATA);
 
 static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 					    char *page)
@@ -529,6 +544,8 @@ struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_keepalive_secs,
 	&srpt_tpg_attrib_attr_max_channels,
 	&srpt_tpg_attrib_attr_max_initiator_channels,
+	&srpt_tpg_attrib_attr_max_cmd_data,
+	&srpt_tpg_attrib_attr_max_channel_data,
 	NULL,
 };
 

@@ -273,6 +273,10 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
  */
 static void srpt_free_data(struct srpt_send_ioctx *ioctx)
 {
+	if (ioctx->charged) {
+		atomic_sub(ioctx->charged, &ioctx->ch->data_held);
+		ioctx->charged = 0;
+	}
 	if (ioctx->data_sgl && ioctx->data_sgl != &ioctx->data_sg)
 		target_free_sgl(ioctx->data_sgl, ioctx->data_nents);
 	ioctx->data_sgl = NULL;
@@ -455,6 +459,30 @@ static int srpt_alloc_data(struct srpt_send_ioctx *ioctx, u32 len)
 }
 
 /**
+ * srpt_charge_data() - count a command's data buffer against its channel
+ * @ch: channel
+ * @ioctx: the command
+ * @len: bytes its buffer will hold
+ *
+ * A channel's commands hold at most ch->max_data_held bytes of data
+ * buffers at a time (max_channel_data): the bound on what an initiator
+ * that sends many large commands can make the target allocate.  The bytes
+ * go back in srpt_free_data().
+ *
+ * Return: 0, or -ENOSPC when the command would exceed the bound.
+ */
+static int srpt_charge_data(struct srpt_channel *ch,
+			    struct srpt_send_ioctx *ioctx, u32 len)
+{
+	if (atomic_add_return(len, &ch->data_held) > ch->max_data_held) {
+		atomic_sub(len, &ch->data_held);
+		return -ENOSPC;
+	}
+	ioctx->charged = len;
+	return 0;
+}
+
+/**
  * srpt_slice() - scatterlist over a byte range of a command's data buffer
  * @ioctx: the command, its buffer allocated
  * @off: first byte
@@ -495,8 +523,9 @@ static unsigned int srpt_slice(struct srpt_send_ioctx *ioctx, u32 off, u32 len,
  * there is one, over a slice of the buffer's pages (srpt_slice()) when
  * there are several.
  *
- * Return: 0 or a negative errno (srpt_unmap_data() releases what was set
- * up).
+ * Return: 0, -ENOSPC when the channel holds its max_channel_data already
+ * (srpt_charge_data()), or another negative errno (srpt_unmap_data()
+ * releases what was set up).
  */
 static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 			 const struct srpt_cmd_info *ci,
@@ -520,6 +549,9 @@ static int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 		if (!ioctx->rw)
 			return -ENOMEM;
 	}
+	ret = srpt_charge_data(ch, ioctx, ci->data_len);
+	if (ret)
+		return ret;
 	ret = srpt_alloc_data(ioctx, ci->data_len);
 	if (ret)
 		return ret;
@@ -1005,7 +1037,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	if (!ret)
 		ret = srpt_cmd_check_limits(r->byte_len, &ci,
 					    ch->max_it_iu_len,
-					    SRPT_MAX_CMD_DATA, &err);
+					    ch->max_cmd_data, &err);
 	if (!ret && ci.cdb_len > SRPT_MAX_CDB_LEN) {
 		ret = -EINVAL;
 		err = SRPT_CMD_CDB_OVERFLOW;
@@ -1055,6 +1087,15 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		atomic64_inc(&ch->stats.imm_cmds);
 	} else if (ci.ndesc) {
 		ret = srpt_map_data(ch, ioctx, &ci, &sgl, &nents);
+		if (ret == -ENOSPC) {
+			/* The initiator retries once other commands are done. */
+			atomic64_inc(&ch->stats.data_full);
+			srpt_unmap_data(ioctx);
+			srpt_repost_recv(ch, r);
+			srpt_send_error_rsp(ioctx, ci.tag, SAM_STAT_TASK_SET_FULL,
+					    0, 0, 0, -1);
+			return;
+		}
 		if (ret) {
 			pr_warn_ratelimited("%s: mapping %u bytes for tag 0x%llx failed (%d)\n",
 					    ch->sess_name, ci.data_len, ci.tag,

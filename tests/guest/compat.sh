@@ -241,6 +241,8 @@ compat_only_ours() {
 		$1 == *' file '*/attrib/keepalive_secs* ||
 		$1 == *' file '*/attrib/max_channels* ||
 		$1 == *' file '*/attrib/max_initiator_channels* ||
+		$1 == *' file '*/attrib/max_cmd_data* ||
+		$1 == *' file '*/attrib/max_channel_data* ||
 		$1 == *' file '*/channels || $1 == *' file discovery_auth/logins' ||
 		$1 == *' file '*/acls/*/info ||
 		$1 == *' file '*/acls/*/auth/authenticate_target ]]
@@ -345,7 +347,7 @@ case_compat_saveconfig() {
 	check load_intree
 	targetcli restoreconfig "$cfg_ours" >"$out" 2>&1
 	cat "$out"
-	a=$(RESTORE_MISSING='cmd_report_secs|keepalive_secs|max_channels|max_initiator_channels' \
+	a=$(RESTORE_MISSING='cmd_report_secs|keepalive_secs|max_channels|max_initiator_channels|max_cmd_data|max_channel_data' \
 		restore_errors "$out")
 	[[ -z $a ]] || fail "restoring our configuration with the in-tree driver: $a"
 	[[ -d $(tgt_dir)/lun/lun_0 ]] || fail "the in-tree driver restored no LUN"

@@ -430,6 +430,47 @@ case_channel_limits() {
 	check srp_target_down
 }
 
+# case_data_limits: max_cmd_data refuses a larger command with CHECK
+# CONDITION (INVALID FIELD IN INFORMATION UNIT) before LIO, one of that
+# size runs; max_channel_data makes commands beyond it wait (TASK SET FULL,
+# counted as data_full, retried by the kernel initiator) while fio verify
+# stays clean; bad values of both are refused.
+case_data_limits() {
+	local t d out
+	check srp_target_up "" max_cmd_data=262144 max_channel_data=1048576
+	t=$(tgt_dir)
+	for out in 4095 33554433 x; do
+		check_not sysfs_write "$t/attrib/max_cmd_data" "$out"
+	done
+	for out in 1048575 1073741825 -1; do
+		check_not sysfs_write "$t/attrib/max_channel_data" "$out"
+	done
+	[[ $(<"$t/attrib/max_cmd_data") == 262144 && $(<"$t/attrib/max_channel_data") == 1048576 ]] ||
+		fail "a refused write changed an attribute"
+	# 1 MiB transfers, 128 pages in one command (sg_raw's buffer is not
+	# physically contiguous).
+	check srp_login ch_count=1 max_sect=2048 sg_tablesize=128
+	d=$(srp_disk) || fail "no disk"
+	# READ(16) of 512 blocks (256 KiB): at the limit; 513 blocks: above it.
+	check sg_raw -r 262144 -o /dev/null "$d" 88 00 00 00 00 00 00 00 00 00 00 00 02 00 00 00
+	out=$(sg_raw -r 262656 -o /dev/null "$d" 88 00 00 00 00 00 00 00 00 00 00 00 02 01 00 00 2>&1)
+	echo "$out"
+	grep -qi 'invalid field in .*information unit' <<<"$out" ||
+		fail "a 262656-byte READ(16) was not refused: $(grep -m1 -i 'status' <<<"$out")"
+	dmesg_here | grep -q 'transfer length larger than the target accepts' ||
+		fail "no log line for the refused command"
+	# Sixteen 256 KiB commands at once, 1 MiB of buffers allowed.
+	check fio_verify "$d" data_limits --direct=1 --rw=randrw --bs=256k \
+		--size=16M --iodepth=16
+	[[ $(counter data_full) -gt 0 ]] || fail "no command waited for data buffers (data_full 0)"
+	check poll_until 10 counter_is data_held 0
+	channels
+	check srp_target_down
+}
+
+# counter_is NAME VALUE: the counter NAME of all channels adds up to VALUE.
+counter_is() { [[ $(counter "$1") == "$2" ]]; }
+
 # pr_out FILE DEV SA: PERSISTENT RESERVE OUT service action SA with the
 # 24-byte parameter list in FILE, through the kernel initiator; prints
 # sg_raw's report.
@@ -696,6 +737,7 @@ run_fault_cases() {
 	CASE_TIMEOUT=300 run_case link_delete_channels case_link_delete_channels
 	CASE_TIMEOUT=300 run_case live_teardown case_live_teardown
 	run_case channel_limits case_channel_limits
+	run_case data_limits case_data_limits
 	run_case pr_spec_i_pt case_pr_spec_i_pt
 	run_case post_failure case_post_failure
 	CASE_TIMEOUT=400 run_case login_cycles case_login_cycles
