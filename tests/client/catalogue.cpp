@@ -1543,8 +1543,9 @@ void protocol_cases() {
       });
 
   add("protocol.past_credit_limit",
-      "credits + 4 TEST UNIT READYs without waiting (4 beyond the request "
-      "limit)",
+      "credits + 4 READ(16)s of 64 KiB without waiting (4 beyond the "
+      "request limit; reads, so that the target is still busy with the "
+      "first ones when the last arrive)",
       "every command answered within the timeout, GOOD, BUSY or TASK SET "
       "FULL; the channel stays up; credits back at the initial grant",
       "SRP r16a: the initiator must not exceed the limit; the target must "
@@ -1557,9 +1558,12 @@ void protocol_cases() {
           throw Skip{"the target grants " +
                      std::to_string(s->initial_credits()) +
                      " credits, more than this client queues"};
+        const uint32_t bs = ctx.facts().block_size;
+        const uint32_t blocks = std::max<uint32_t>(1, (64u << 10) / bs);
         std::vector<uint64_t> tags;
         for (int64_t i = 0; i < n; i++)
-          tags.push_back(send_cmd(ctx, *s, tur_cmd(), Credit::kConsumeForce));
+          tags.push_back(send_cmd(ctx, *s, read_cmd(*s, blocks, bs),
+                                  Credit::kConsumeForce));
         for (uint64_t t : tags) {
           Rsp r = wait_for(ctx, *s, t);
           if (!status_in(r.status,

@@ -568,6 +568,15 @@ bool RdmaChannel::send(ByteView iu, std::string *why) {
 }
 
 void RdmaChannel::drain_sends(Deadline deadline) {
+  poll_cm();
+  // Once the target has disconnected, what is still queued can only flush:
+  // move the QP to the error state so that it does at once (soft-RoCE
+  // retries a peer that is gone for ever at retry count 7).
+  if (disconnected_ && outstanding_sends_ && id_ && id_->qp) {
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_ERR;
+    if (ibv_modify_qp(id_->qp, &a, IBV_QP_STATE) == 0) error_ = true;
+  }
   for (;;) {
     poll_cq();
     if (outstanding_sends_ == 0) return;

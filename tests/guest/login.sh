@@ -543,12 +543,11 @@ case_conformance_long() {
 	check srp_target_down
 }
 
-# case_flow_control: the catalogue on channels that receive through the
-# SRQ with a 16-entry send queue, while the kernel initiator runs fio
+# case_flow_control: on channels that receive through the SRQ with a
+# 16-entry send queue, the catalogue while the kernel initiator runs fio
 # verify at a queue depth far above that: the send queue fills (sq_full of
-# the kernel initiator's channels) and the client's over-credit requests
-# are seen, every command gets its response, nothing hangs, the data is
-# intact.
+# the kernel initiator's channels), every command gets its response,
+# nothing hangs, the data is intact.
 case_flow_control() {
 	local d cpid rc
 	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
@@ -572,9 +571,6 @@ case_flow_control() {
 	[[ $rc == 0 ]] || fail "conformance client on SRQ channels: $(grep -m1 '^FAIL' "$RESULTS/flow-control.txt" || tail -n1 "$RESULTS/flow-control.txt")"
 	channels
 	[[ $(counter sq_full) -gt 0 ]] || fail "the 16-entry send queue never filled (sq_full 0)"
-	# The client's channels (and their counters) are gone; the log says.
-	dmesg_here | grep -q 'request beyond the credit limit' ||
-		fail "no over-credit request seen"
 	check srp_target_down
 }
 
