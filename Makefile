@@ -9,6 +9,8 @@
 #                                     (and tests/kmod/)
 #   make unit                         unit tests and the C++ SRP test client
 #   make bench [KVER=<release>] [BENCH_ARGS=...]  ours vs in-tree (scripts/bench)
+#   make bench-insn [KVER=...] [BENCH_ARGS=...]  the same in guest instructions
+#                                     per I/O (scripts/bench --insn)
 #   make debug-kernel                 the module for scripts/debug-kernel's
 #                                     kernel (built first if not cached)
 #   make testmod [KVER=...] [W=1] [C=1]  test-only modules (tests/kmod/)
@@ -124,6 +126,12 @@ man:
 # scripts/bench defaults to the newest kernel of scripts/kernels.
 bench:
 	$(PROJECT)/scripts/bench $(if $(filter command line,$(origin KVER)),--kver $(KVER)) $(BENCH_ARGS)
+
+# The deterministic benchmark (docs/benchmark.md): guest instructions per
+# I/O of both drivers, counted by a QEMU TCG plugin (tools/insn).
+.PHONY: bench-insn
+bench-insn:
+	$(PROJECT)/scripts/bench --insn $(if $(filter command line,$(origin KVER)),--kver $(KVER)) $(BENCH_ARGS)
 
 # The module for the debug kernel of scripts/debug-kernel (KASAN, lockdep,
 # ...), which is built and cached outside the tree on first use (about

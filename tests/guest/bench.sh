@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/guest/bench.sh: guest side of scripts/bench (issue 6).  Runs inside
+# tests/guest/bench.sh: guest side of scripts/bench.  Runs inside
 # the VM (scripts/vm sets KVER, RESULTS, PROJECT) and measures OUR ib_srpt
 # ($SRPT_KO) against the kernel's IN-TREE ib_srpt in the same boot, on the
 # same rxe0, the same ramdisk backstore (LIO rd_mcp) and the same fio jobs,
@@ -105,7 +105,7 @@ variant_params() {
 # RDMA/CM port as a parameter; the in-tree one through configfs
 # (srp_target_up writes discovery_auth/rdma_cm_port).
 load_driver() {
-	local drv=$1 ko deps want have="" taint
+	local drv=$1 ko deps
 	ko=$(driver_ko "$drv")
 	[[ -n $ko && -f $ko ]] || { echo "no module file for $drv ($ko)" >&2; return 1; }
 	srpt_loaded && { unload_srpt || return 1; }
@@ -119,18 +119,31 @@ load_driver() {
 	else
 		insmod "$ko" || return 1
 	fi
-	# Ours is out of tree (taint O) and has a srcversion; the in-tree one
-	# is neither.
+	loaded_is "$drv" "$ko" || return 1
+	modprobe ib_srp || return 1
+	# srp_target_up (login.sh) replaces a loaded ib_srpt that is not ours
+	# by ours unless SRPT_INTREE=1; check again that it did not.
+	if [[ $drv == intree ]]; then
+		SRPT_INTREE=1 srp_target_up "" || return 1
+	else
+		srp_target_up "" || return 1
+	fi
+	loaded_is "$drv" "$ko"
+}
+
+# loaded_is DRIVER KO: the loaded ib_srpt is KO (srcversion) and the
+# DRIVER's kind: ours is out of tree (taint O) and has a srcversion; the
+# in-tree one is neither.
+loaded_is() {
+	local drv=$1 ko=$2 want have="" taint
 	want=$(modinfo -F srcversion "$ko")
 	[[ -r /sys/module/ib_srpt/srcversion ]] && read -r have </sys/module/ib_srpt/srcversion
 	[[ $want == "$have" ]] || { echo "loaded ib_srpt srcversion '$have', expected '$want' ($ko)" >&2; return 1; }
-	read -r taint </sys/module/ib_srpt/taint
+	read -r taint </sys/module/ib_srpt/taint || { echo "ib_srpt is not loaded" >&2; return 1; }
 	if [[ $drv == ours* && $taint != *O* ]] || [[ $drv == intree && $taint == *O* ]]; then
 		echo "loaded ib_srpt has taint '$taint': not the $drv module" >&2
 		return 1
 	fi
-	modprobe ib_srp || return 1
-	srp_target_up "" || return 1
 }
 
 # unload_driver: log out, tear the target down, remove ib_srpt.
@@ -526,6 +539,9 @@ use_driver() {
 		die "$drv: ib_srp has $(srp_channels) channels, expected $ch"
 	CUR_CH=$ch
 }
+
+# tests/guest/bench-insn.sh sources this file for its functions only.
+[[ ${BENCH_LIB_ONLY:-0} == 1 ]] && return 0
 
 mkdir -p "$RESULTS/fio"
 : >"$RAW"

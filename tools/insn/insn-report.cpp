@@ -1,0 +1,926 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * insn-report DIR: the tables of scripts/bench --insn from a run's files.
+ *
+ * Reads, in DIR (one run of scripts/bench --insn):
+ *   insn.jsonl            the guest's records (tests/guest/bench-insn.sh):
+ *                         one "meta", one "syms" per driver pass (the file
+ *                         of its /proc/kallsyms dump), one "window" per
+ *                         measured fio job, in the order the guest ran them
+ *   host.json             the host's side (commit, date, icount, times);
+ *                         optional
+ *   windows/win-NNNN.tbs  the plugin's counts of window NNNN
+ *                         (tools/insn/insncount.c): a header line, then
+ *                         "<vaddr hex> <insns in the block> <executions>"
+ * and writes DIR/insn.json and DIR/insn.txt (also printed): guest
+ * instructions per I/O of each driver per job, for the whole guest and per
+ * kernel module, ours/in-tree, the A/A spread (the same driver measured in
+ * two passes of the same boot) and the functions where the drivers differ
+ * most.
+ *
+ * A translation block belongs to the function whose kallsyms address is
+ * the closest at or below the block's first instruction (text symbols
+ * only), and so to that function's module ("vmlinux" for the kernel
+ * itself); user-space addresses are "[user]", kernel addresses farther
+ * than 256 KiB above the closest symbol "[unknown]".
+ *
+ * Exit status: 0, or 1 if a file is missing or inconsistent (the plugin
+ * wrote a different number of windows than the guest recorded, a window's
+ * blocks do not add up to its header), 2 for usage errors.
+ */
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <dirent.h>
+
+namespace {
+
+[[noreturn]] void die(const std::string &msg)
+{
+	std::fprintf(stderr, "insn-report: %s\n", msg.c_str());
+	std::exit(1);
+}
+
+// ------------------------------------------------------------------ JSON --
+
+// A small JSON value: enough to read the guest's records and write the
+// report (objects keep their key order).
+struct Json {
+	enum Type { Null, Bool, Num, Str, Arr, Obj } type = Null;
+	bool b = false;
+	double n = 0;
+	std::string s;
+	std::vector<Json> a;
+	std::vector<std::pair<std::string, Json>> o;
+
+	Json() = default;
+	Json(double v) : type(Num), n(v) {}
+	Json(const std::string &v) : type(Str), s(v) {}
+	Json(const char *v) : type(Str), s(v) {}
+	static Json array() { Json j; j.type = Arr; return j; }
+	static Json object() { Json j; j.type = Obj; return j; }
+	static Json maybe(const double *v) { return v ? Json(*v) : Json(); }
+
+	const Json *get(const std::string &k) const
+	{
+		if (type != Obj)
+			return nullptr;
+		for (const auto &kv : o)
+			if (kv.first == k)
+				return &kv.second;
+		return nullptr;
+	}
+	std::string str(const std::string &k, const std::string &def = "") const
+	{
+		const Json *v = get(k);
+		if (!v || v->type == Null)
+			return def;
+		if (v->type == Str)
+			return v->s;
+		return v->dump();
+	}
+	double num(const std::string &k, double def = 0) const
+	{
+		const Json *v = get(k);
+		return v && v->type == Num ? v->n : def;
+	}
+	Json &set(const std::string &k, Json v)
+	{
+		for (auto &kv : o)
+			if (kv.first == k) {
+				kv.second = std::move(v);
+				return kv.second;
+			}
+		type = Obj;
+		o.emplace_back(k, std::move(v));
+		return o.back().second;
+	}
+	void push(Json v) { type = Arr; a.push_back(std::move(v)); }
+
+	std::string dump(int indent = -1, int depth = 0) const;
+};
+
+void dump_string(std::string &out, const std::string &s)
+{
+	out += '"';
+	for (unsigned char c : s) {
+		switch (c) {
+		case '"': out += "\\\""; break;
+		case '\\': out += "\\\\"; break;
+		case '\n': out += "\\n"; break;
+		case '\t': out += "\\t"; break;
+		case '\r': out += "\\r"; break;
+		default:
+			if (c < 0x20) {
+				char buf[8];
+				std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+				out += buf;
+			} else {
+				out += static_cast<char>(c);
+			}
+		}
+	}
+	out += '"';
+}
+
+std::string Json::dump(int indent, int depth) const
+{
+	std::string out, nl, pad, pad_in;
+	char buf[64];
+
+	if (indent >= 0) {
+		nl = "\n";
+		pad.assign(static_cast<size_t>(indent * depth), ' ');
+		pad_in.assign(static_cast<size_t>(indent * (depth + 1)), ' ');
+	}
+	switch (type) {
+	case Null: return "null";
+	case Bool: return b ? "true" : "false";
+	case Num:
+		if (!std::isfinite(n))
+			return "null";
+		if (n == std::floor(n) && std::fabs(n) < 9e15)
+			std::snprintf(buf, sizeof(buf), "%.0f", n);
+		else
+			std::snprintf(buf, sizeof(buf), "%.6g", n);
+		return buf;
+	case Str: dump_string(out, s); return out;
+	case Arr:
+		if (a.empty())
+			return "[]";
+		out = "[" + nl;
+		for (size_t i = 0; i < a.size(); i++)
+			out += pad_in + a[i].dump(indent, depth + 1) + (i + 1 < a.size() ? "," : "") + nl;
+		return out + pad + "]";
+	case Obj:
+		if (o.empty())
+			return "{}";
+		out = "{" + nl;
+		for (size_t i = 0; i < o.size(); i++) {
+			out += pad_in;
+			dump_string(out, o[i].first);
+			out += indent >= 0 ? ": " : ":";
+			out += o[i].second.dump(indent, depth + 1) + (i + 1 < o.size() ? "," : "") + nl;
+		}
+		return out + pad + "}";
+	}
+	return "null";
+}
+
+class JsonParser {
+public:
+	explicit JsonParser(const std::string &text) : t(text) {}
+
+	Json parse()
+	{
+		Json v = value();
+		ws();
+		if (p != t.size())
+			fail("trailing characters");
+		return v;
+	}
+
+private:
+	const std::string &t;
+	size_t p = 0;
+
+	[[noreturn]] void fail(const char *what)
+	{
+		die(std::string("bad JSON (") + what + ") at offset " + std::to_string(p));
+	}
+	void ws()
+	{
+		while (p < t.size() && std::strchr(" \t\r\n", t[p]))
+			p++;
+	}
+	bool eat(char c)
+	{
+		ws();
+		if (p < t.size() && t[p] == c) {
+			p++;
+			return true;
+		}
+		return false;
+	}
+	void expect(char c)
+	{
+		if (!eat(c))
+			fail("unexpected character");
+	}
+	std::string string()
+	{
+		std::string s;
+
+		expect('"');
+		while (p < t.size() && t[p] != '"') {
+			char c = t[p++];
+			if (c != '\\') {
+				s += c;
+				continue;
+			}
+			if (p >= t.size())
+				fail("escape");
+			c = t[p++];
+			switch (c) {
+			case 'n': s += '\n'; break;
+			case 't': s += '\t'; break;
+			case 'r': s += '\r'; break;
+			case 'b': s += '\b'; break;
+			case 'f': s += '\f'; break;
+			case 'u': {
+				if (p + 4 > t.size())
+					fail("escape");
+				unsigned long u = std::strtoul(t.substr(p, 4).c_str(), nullptr, 16);
+				p += 4;
+				// UTF-8 of the BMP code point (surrogates kept as they are).
+				if (u < 0x80) {
+					s += static_cast<char>(u);
+				} else if (u < 0x800) {
+					s += static_cast<char>(0xc0 | (u >> 6));
+					s += static_cast<char>(0x80 | (u & 0x3f));
+				} else {
+					s += static_cast<char>(0xe0 | (u >> 12));
+					s += static_cast<char>(0x80 | ((u >> 6) & 0x3f));
+					s += static_cast<char>(0x80 | (u & 0x3f));
+				}
+				break;
+			}
+			default: s += c;
+			}
+		}
+		if (p >= t.size())
+			fail("unterminated string");
+		p++;
+		return s;
+	}
+	Json value()
+	{
+		Json v;
+
+		ws();
+		if (p >= t.size())
+			fail("end of input");
+		char c = t[p];
+		if (c == '{') {
+			p++;
+			v = Json::object();
+			if (eat('}'))
+				return v;
+			do {
+				ws();
+				std::string k = string();
+				expect(':');
+				v.o.emplace_back(k, value());
+			} while (eat(','));
+			expect('}');
+		} else if (c == '[') {
+			p++;
+			v = Json::array();
+			if (eat(']'))
+				return v;
+			do
+				v.a.push_back(value());
+			while (eat(','));
+			expect(']');
+		} else if (c == '"') {
+			v = Json(string());
+		} else if (!t.compare(p, 4, "true")) {
+			p += 4;
+			v.type = Json::Bool;
+			v.b = true;
+		} else if (!t.compare(p, 5, "false")) {
+			p += 5;
+			v.type = Json::Bool;
+		} else if (!t.compare(p, 4, "null")) {
+			p += 4;
+		} else {
+			const char *s = t.c_str() + p;
+			char *end;
+			errno = 0;
+			double d = std::strtod(s, &end);
+			if (end == s || errno)
+				fail("bad value");
+			p += static_cast<size_t>(end - s);
+			v = Json(d);
+		}
+		return v;
+	}
+};
+
+std::string read_text(const std::string &path)
+{
+	std::ifstream f(path, std::ios::binary);
+	if (!f)
+		die("cannot read " + path);
+	std::ostringstream ss;
+	ss << f.rdbuf();
+	return ss.str();
+}
+
+// --------------------------------------------------------------- symbols --
+
+const uint64_t KERNEL_START = 0xffff800000000000ull;
+const uint64_t MAX_FUNCTION = 1u << 18;
+const char *const USER = "[user]";
+
+struct Sym {
+	uint64_t addr;
+	std::string name, mod;
+};
+
+// The text symbols of one /proc/kallsyms dump, sorted by address.
+class Symbols {
+public:
+	explicit Symbols(const std::string &path)
+	{
+		std::ifstream f(path);
+		std::string line;
+
+		if (!f)
+			die("cannot read " + path);
+		while (std::getline(f, line)) {
+			std::istringstream ls(line);
+			std::string addr, type, name, mod;
+			if (!(ls >> addr >> type >> name))
+				continue;
+			if (type != "t" && type != "T" && type != "w" && type != "W")
+				continue;
+			if (!name.compare(0, 6, "__pfx_"))
+				continue;	// function padding (6.x): no code of its own
+			ls >> mod;
+			Sym s{std::strtoull(addr.c_str(), nullptr, 16), name,
+			      mod.empty() ? "vmlinux" : mod.substr(1, mod.size() - 2)};
+			if (!s.addr)
+				die(path + ": zero addresses (kptr_restrict?)");
+			syms.push_back(std::move(s));
+		}
+		if (syms.empty())
+			die(path + ": no text symbols");
+		std::stable_sort(syms.begin(), syms.end(),
+				 [](const Sym &x, const Sym &y) { return x.addr < y.addr; });
+	}
+
+	// (module, function) of a guest virtual address.
+	std::pair<std::string, std::string> lookup(uint64_t va) const
+	{
+		if (va < KERNEL_START)
+			return {USER, USER};
+		auto it = std::upper_bound(syms.begin(), syms.end(), va,
+					   [](uint64_t v, const Sym &s) { return v < s.addr; });
+		if (it == syms.begin() || va - std::prev(it)->addr > MAX_FUNCTION)
+			return {"[kernel]", "[unknown]"};
+		--it;
+		return {it->mod, it->name};
+	}
+
+private:
+	std::vector<Sym> syms;
+};
+
+// --------------------------------------------------------------- windows --
+
+struct Window {
+	uint64_t insns = 0;
+	std::map<std::string, uint64_t> mods, funcs;	// funcs: "module:function"
+};
+
+Window read_window(const std::string &path, const Symbols &syms)
+{
+	std::ifstream f(path);
+	std::string line;
+	Window w;
+	long long header = -1;
+
+	if (!f)
+		die("cannot read " + path);
+	while (std::getline(f, line)) {
+		if (line.empty())
+			continue;
+		if (line[0] == '#') {
+			// "# insncount window N: T tbs, I insns"
+			std::istringstream ls(line);
+			std::string prev, word;
+			while (ls >> word) {
+				if (word == "insns")
+					header = std::atoll(prev.c_str());
+				prev = word;
+			}
+			continue;
+		}
+		char *end;
+		const char *s = line.c_str();
+		uint64_t va = std::strtoull(s, &end, 16);
+		uint64_t n = std::strtoull(end, &end, 10);
+		uint64_t execs = std::strtoull(end, &end, 10);
+		uint64_t insns = n * execs;
+		auto mf = syms.lookup(va);
+		w.mods[mf.first] += insns;
+		w.funcs[mf.first + ":" + mf.second] += insns;
+		w.insns += insns;
+	}
+	if (header >= 0 && static_cast<uint64_t>(header) != w.insns)
+		die(path + ": the blocks add up to " + std::to_string(w.insns) +
+		    " instructions, the header says " + std::to_string(header));
+	return w;
+}
+
+// ---------------------------------------------------------------- report --
+
+const std::vector<std::string> MAIN_MODULES = {"ib_srpt", "target_core_mod", "rdma_rxe",
+					       "ib_srp", "ib_core"};
+const size_t TOP_FUNCTIONS = 12;
+
+// Per pass and job: instructions per I/O.
+struct Measured {
+	std::string driver;
+	uint64_t ios = 0, insns = 0;
+	double total = 0;
+	std::map<std::string, double> mods, funcs;
+};
+
+struct Pass {
+	std::string name, driver;
+};
+
+double mean(const std::vector<double> &v)
+{
+	double s = 0;
+	for (double x : v)
+		s += x;
+	return v.empty() ? NAN : s / static_cast<double>(v.size());
+}
+
+// spread_pct: (max - min) / mean, in percent; NaN for fewer than 2 values.
+double spread_pct(const std::vector<double> &v)
+{
+	if (v.size() < 2)
+		return NAN;
+	auto mm = std::minmax_element(v.begin(), v.end());
+	double m = mean(v);
+	return m ? (*mm.second - *mm.first) / m * 100 : NAN;
+}
+
+double range(const std::vector<double> &v)
+{
+	if (v.size() < 2)
+		return NAN;
+	auto mm = std::minmax_element(v.begin(), v.end());
+	return *mm.second - *mm.first;
+}
+
+double get(const std::map<std::string, double> &m, const std::string &k)
+{
+	auto it = m.find(k);
+	return it == m.end() ? 0 : it->second;
+}
+
+Json num(double v)
+{
+	return std::isfinite(v) ? Json(v) : Json();
+}
+
+std::string fmt(double v, const char *f = "%.0f")
+{
+	char buf[64];
+	if (!std::isfinite(v))
+		return "-";
+	std::snprintf(buf, sizeof(buf), f, v);
+	return buf;
+}
+
+std::string printf_str(const char *f, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_str(const char *f, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, f);
+	std::vsnprintf(buf, sizeof(buf), f, ap);
+	va_end(ap);
+	return buf;
+}
+
+struct JobResult {
+	std::string job;
+	uint64_t ios = 0;
+	// Means over the passes of each driver (NaN: no such pass).
+	double ours = NAN, intree = NAN;
+	std::map<std::string, double> ours_mods, intree_mods;
+	std::map<std::string, std::vector<double>> ours_mod_passes;
+	std::vector<double> ours_totals, intree_totals;
+	struct Diff {
+		std::string func;
+		double ours, intree, aa;
+	};
+	std::vector<Diff> top;
+};
+
+class Report {
+public:
+	explicit Report(const std::string &d) : dir(d) {}
+	int run();
+
+private:
+	std::string dir;
+	Json meta = Json::object();
+	std::vector<Pass> passes;
+	std::map<std::string, std::pair<std::string, std::string>> loaded;	// pass: srcversion, taint
+	std::vector<std::string> jobs;
+	std::map<std::pair<std::string, std::string>, Measured> data;	// (pass, job)
+	std::vector<JobResult> results;
+
+	std::vector<std::string> passes_of(const std::string &driver) const
+	{
+		std::vector<std::string> v;
+		for (const auto &p : passes)
+			if (p.driver == driver)
+				v.push_back(p.name);
+		return v;
+	}
+	const Measured *at(const std::string &pass, const std::string &job) const
+	{
+		auto it = data.find({pass, job});
+		return it == data.end() ? nullptr : &it->second;
+	}
+	void load();
+	void compute();
+	Json to_json() const;
+	std::string render() const;
+};
+
+void Report::load()
+{
+	std::vector<Json> recs;
+	std::map<std::string, std::unique_ptr<Symbols>> syms;
+	std::vector<const Json *> windows;
+	std::istringstream in(read_text(dir + "/insn.jsonl"));
+	std::string line;
+	bool have_meta = false;
+
+	while (std::getline(in, line))
+		if (line.find_first_not_of(" \t\r") != std::string::npos)
+			recs.push_back(JsonParser(line).parse());
+	for (const auto &r : recs) {
+		std::string kind = r.str("kind");
+		if (kind == "meta" && !have_meta) {
+			meta = r;
+			have_meta = true;
+		} else if (kind == "syms") {
+			syms[r.str("pass")] = std::make_unique<Symbols>(dir + "/" + r.str("file"));
+			if (r.get("taint"))
+				loaded[r.str("pass")] = {r.str("srcversion"), r.str("taint")};
+		} else if (kind == "window") {
+			windows.push_back(&r);
+		}
+	}
+	if (!have_meta)
+		die("no meta record in " + dir + "/insn.jsonl");
+	std::string host = dir + "/host.json";
+	if (FILE *f = std::fopen(host.c_str(), "r")) {
+		std::fclose(f);
+		Json h = JsonParser(read_text(host)).parse();
+		for (const auto &kv : h.o)
+			meta.set(kv.first, kv.second);
+	}
+	if (windows.empty())
+		die("no measured window in insn.jsonl");
+
+	size_t files = 0;
+	if (DIR *d = opendir((dir + "/windows").c_str())) {
+		while (struct dirent *e = readdir(d)) {
+			std::string n = e->d_name;
+			if (!n.compare(0, 4, "win-") && n.size() > 4 &&
+			    !n.compare(n.size() - 4, 4, ".tbs"))
+				files++;
+		}
+		closedir(d);
+	}
+	if (files != windows.size())
+		die(std::to_string(windows.size()) + " windows recorded by the guest, " +
+		    std::to_string(files) + " written by the plugin");
+
+	for (const Json *w : windows) {
+		std::string pass = w->str("pass"), job = w->str("job");
+		char name[32];
+		std::snprintf(name, sizeof(name), "win-%04d.tbs", static_cast<int>(w->num("seq")));
+		if (!syms.count(pass))
+			die("no symbols for pass " + pass);
+		Window win = read_window(dir + "/windows/" + name, *syms[pass]);
+		Measured m;
+		m.driver = w->str("driver");
+		m.ios = static_cast<uint64_t>(w->num("ios"));
+		if (!m.ios)
+			die(std::string(name) + ": no I/O count");
+		double n = static_cast<double>(m.ios);
+		m.insns = win.insns;
+		m.total = static_cast<double>(win.insns) / n;
+		for (const auto &kv : win.mods)
+			m.mods[kv.first] = static_cast<double>(kv.second) / n;
+		for (const auto &kv : win.funcs)
+			m.funcs[kv.first] = static_cast<double>(kv.second) / n;
+		data[{pass, job}] = std::move(m);
+		if (std::none_of(passes.begin(), passes.end(),
+				 [&](const Pass &p) { return p.name == pass; }))
+			passes.push_back({pass, w->str("driver")});
+		if (std::find(jobs.begin(), jobs.end(), job) == jobs.end())
+			jobs.push_back(job);
+	}
+}
+
+void Report::compute()
+{
+	auto ours = passes_of("ours"), intree = passes_of("intree");
+
+	for (const auto &job : jobs) {
+		JobResult r;
+		std::set<std::string> mods, funcs;
+		r.job = job;
+		for (const auto &p : passes)
+			if (const Measured *m = at(p.name, job)) {
+				r.ios = m->ios;
+				for (const auto &kv : m->mods)
+					mods.insert(kv.first);
+				for (const auto &kv : m->funcs)
+					funcs.insert(kv.first);
+			}
+		// side: the mean over a driver's passes of f(pass).
+		auto side = [&](const std::vector<std::string> &pl, auto f) {
+			std::vector<double> v;
+			for (const auto &p : pl)
+				if (const Measured *m = at(p, job))
+					v.push_back(f(*m));
+			return v;
+		};
+		r.ours_totals = side(ours, [](const Measured &m) { return m.total; });
+		r.intree_totals = side(intree, [](const Measured &m) { return m.total; });
+		r.ours = mean(r.ours_totals);
+		r.intree = mean(r.intree_totals);
+		for (const auto &mod : mods) {
+			auto fm = [&](const Measured &m) { return get(m.mods, mod); };
+			r.ours_mod_passes[mod] = side(ours, fm);
+			r.ours_mods[mod] = mean(r.ours_mod_passes[mod]);
+			r.intree_mods[mod] = mean(side(intree, fm));
+		}
+		if (std::isfinite(r.ours) && std::isfinite(r.intree)) {
+			for (const auto &fn : funcs) {
+				auto ff = [&](const Measured &m) { return get(m.funcs, fn); };
+				std::vector<double> o = side(ours, ff);
+				JobResult::Diff d{fn, mean(o), mean(side(intree, ff)), range(o)};
+				if (std::fabs(d.ours - d.intree) >= 0.5)
+					r.top.push_back(d);
+			}
+			std::sort(r.top.begin(), r.top.end(), [](const auto &x, const auto &y) {
+				double a = std::fabs(x.ours - x.intree), b = std::fabs(y.ours - y.intree);
+				return a != b ? a > b : x.func < y.func;
+			});
+			if (r.top.size() > TOP_FUNCTIONS)
+				r.top.resize(TOP_FUNCTIONS);
+		}
+		results.push_back(std::move(r));
+	}
+}
+
+Json Report::to_json() const
+{
+	Json out = Json::object(), jp = Json::array(), jj = Json::array();
+
+	out.set("meta", meta);
+	for (const auto &p : passes) {
+		Json o = Json::object();
+		o.set("pass", p.name);
+		o.set("driver", p.driver);
+		jp.push(o);
+	}
+	out.set("passes", jp);
+	for (const auto &r : results) {
+		Json j = Json::object(), ratio = Json::object(), pp = Json::object();
+		j.set("job", r.job);
+		j.set("ios", static_cast<double>(r.ios));
+		auto side = [&](double total, const std::map<std::string, double> &mods) {
+			if (!std::isfinite(total))
+				return Json();
+			Json s = Json::object(), m = Json::object();
+			s.set("total", total);
+			for (const auto &kv : mods)
+				m.set(kv.first, num(kv.second));
+			s.set("modules", m);
+			return s;
+		};
+		j.set("ours", side(r.ours, r.ours_mods));
+		j.set("intree", side(r.intree, r.intree_mods));
+		ratio.set("total", num(r.ours / r.intree));
+		for (const auto &m : MAIN_MODULES)
+			ratio.set(m, num(get(r.ours_mods, m) / get(r.intree_mods, m)));
+		j.set("ratio", ratio);
+		Json aa;
+		if (r.ours_totals.size() >= 2) {
+			aa = Json::object();
+			aa.set("passes", static_cast<double>(r.ours_totals.size()));
+			aa.set("total_pct", num(spread_pct(r.ours_totals)));
+			auto it = r.ours_mod_passes.find("ib_srpt");
+			aa.set("ib_srpt_pct", it == r.ours_mod_passes.end() ? Json()
+					      : num(spread_pct(it->second)));
+		}
+		j.set("aa", aa);
+		if (r.intree_totals.size() >= 2)
+			j.set("aa_intree_total_pct", num(spread_pct(r.intree_totals)));
+		Json top = Json::array();
+		for (const auto &d : r.top) {
+			Json t = Json::object();
+			t.set("function", d.func);
+			t.set("ours", num(d.ours));
+			t.set("intree", num(d.intree));
+			t.set("diff", num(d.ours - d.intree));
+			t.set("ours_aa_range", num(d.aa));
+			top.push(t);
+		}
+		j.set("top_functions", top);
+		for (const auto &p : passes) {
+			const Measured *m = at(p.name, r.job);
+			if (!m)
+				continue;
+			Json o = Json::object(), mods = Json::object(), funcs = Json::object();
+			o.set("driver", m->driver);
+			o.set("total", m->total);
+			o.set("insns", static_cast<double>(m->insns));
+			for (const auto &kv : m->mods)
+				mods.set(kv.first, kv.second);
+			o.set("modules", mods);
+			// Functions of at least one instruction per I/O.
+			for (const auto &kv : m->funcs)
+				if (kv.second >= 1)
+					funcs.set(kv.first, kv.second);
+			o.set("functions", funcs);
+			pp.set(p.name, o);
+		}
+		j.set("per_pass", pp);
+		jj.push(j);
+	}
+	out.set("jobs", jj);
+	return out;
+}
+
+std::string Report::render() const
+{
+	std::string t;
+	auto add = [&](const std::string &s) { t += s + "\n"; };
+	std::string plist;
+
+	for (const auto &p : passes)
+		plist += (plist.empty() ? "" : ", ") + p.name;
+	add("ib_srpt instruction counts: ours (" + meta.str("commit", "?") + ") vs the in-tree ib_srpt, kernel " +
+	    meta.str("kver", "?") + ", " + meta.str("date", "?"));
+	add("QEMU/TCG, " + meta.str("guest_cpus", "1") + " vCPU, " +
+	    meta.str("icount", "no icount") + ", plugin tools/insn/insncount.c; rxe0, " +
+	    meta.str("backstore", "?") + ", ib_srp ch_count=" + meta.str("ch", "1") +
+	    ", fio iomem=" + meta.str("iomem", "malloc"));
+	add("passes in order: " + plist + "; a driver's figure is the mean of its passes");
+	if (!loaded.empty()) {
+		std::string l, warn;
+		std::set<std::string> ours_sv;
+		for (const auto &p : passes)
+			if (p.driver == "ours" && loaded.count(p.name))
+				ours_sv.insert(loaded.at(p.name).first);
+		for (const auto &p : passes) {
+			auto it = loaded.find(p.name);
+			if (it == loaded.end())
+				continue;
+			const auto &sv = it->second.first, &taint = it->second.second;
+			l += (l.empty() ? "" : ", ") + p.name + " " +
+			     (sv.empty() ? "no srcversion" : "srcversion " + sv) +
+			     " taint " + (taint.empty() ? "-" : taint);
+			if (p.driver == "intree" && (taint.find('O') != std::string::npos ||
+						    (!sv.empty() && ours_sv.count(sv))))
+				warn += " " + p.name;
+		}
+		add("loaded ib_srpt: " + l);
+		if (!warn.empty())
+			add("WARNING: our module was loaded in the in-tree pass(es)" + warn);
+	}
+	add("guest instructions per I/O, from fio's first io_submit to its N-th completion: all of the guest (fio, kernel, softirqs)");
+	add("");
+	add(printf_str("%-18s %5s | %-26s | %-24s | %-17s | %8s", "", "", "whole guest",
+		       "inside ib_srpt", "target_core_mod", "A/A"));
+	add(printf_str("%-18s %5s | %9s %9s %6s | %8s %8s %6s | %8s %8s | %8s", "job", "N",
+		       "ours", "in-tree", "ratio", "ours", "in-tree", "ratio", "ours", "in-tree", "spread"));
+	for (const auto &r : results) {
+		double so = get(r.ours_mods, "ib_srpt"), si = get(r.intree_mods, "ib_srpt");
+		add(printf_str("%-18s %5" PRIu64 " | %9s %9s %6s | %8s %8s %6s | %8s %8s | %8s",
+			       r.job.c_str(), r.ios, fmt(r.ours).c_str(), fmt(r.intree).c_str(),
+			       fmt(r.ours / r.intree, "%.3f").c_str(), fmt(so).c_str(), fmt(si).c_str(),
+			       fmt(so / si, "%.3f").c_str(),
+			       fmt(get(r.ours_mods, "target_core_mod")).c_str(),
+			       fmt(get(r.intree_mods, "target_core_mod")).c_str(),
+			       (fmt(spread_pct(r.ours_totals), "%.2f") + "%").c_str()));
+	}
+	add("");
+	// A/A: the instrument's spread, our module measured in two passes.
+	std::vector<double> aa, aas;
+	size_t np = 0;
+	for (const auto &r : results) {
+		if (r.ours_totals.size() < 2)
+			continue;
+		np = r.ours_totals.size();
+		aa.push_back(spread_pct(r.ours_totals));
+		auto it = r.ours_mod_passes.find("ib_srpt");
+		if (it != r.ours_mod_passes.end())
+			aas.push_back(spread_pct(it->second));
+	}
+	if (!aa.empty())
+		add(printf_str("A/A (our module in %zu passes of the same boot; (max - min) / mean): whole guest max %.3f%%, mean %.3f%%; inside ib_srpt max %.3f%%",
+			       np, *std::max_element(aa.begin(), aa.end()), mean(aa),
+			       aas.empty() ? NAN : *std::max_element(aas.begin(), aas.end())));
+	else
+		add("A/A: our module ran in one pass only (--passes \"ours intree ours\" for the spread)");
+	std::set<std::string> nine;
+	for (const auto &kv : data)
+		for (const auto &m : kv.second.mods)
+			if (!m.first.compare(0, 5, "9pnet"))
+				nine.insert(m.first + " in " + kv.first.second + " (" + kv.first.first + ")");
+	if (!nine.empty()) {
+		std::string s;
+		for (const auto &x : nine)
+			s += (s.empty() ? "" : ", ") + x;
+		add("WARNING: 9p requests inside the windows (host I/O: not deterministic): " + s);
+	}
+	for (const auto &r : results) {
+		if (!std::isfinite(r.ours) || !std::isfinite(r.intree))
+			continue;
+		add("");
+		add("== " + r.job + ", " + std::to_string(r.ios) + " I/Os: instructions per I/O by module (A/A: max - min of our passes)");
+		add(printf_str("   %-22s %9s %9s %9s %6s %7s", "module", "ours", "in-tree", "diff", "ratio", "A/A"));
+		std::vector<std::string> mods;
+		for (const auto &kv : r.ours_mods)
+			mods.push_back(kv.first);
+		for (const auto &kv : r.intree_mods)
+			if (!r.ours_mods.count(kv.first))
+				mods.push_back(kv.first);
+		std::sort(mods.begin(), mods.end(), [&](const std::string &a, const std::string &b) {
+			double x = get(r.ours_mods, a) + get(r.intree_mods, a);
+			double y = get(r.ours_mods, b) + get(r.intree_mods, b);
+			return x != y ? x > y : a < b;
+		});
+		for (const auto &m : mods) {
+			double a = get(r.ours_mods, m), b = get(r.intree_mods, m);
+			if (a < 0.5 && b < 0.5)
+				continue;
+			auto it = r.ours_mod_passes.find(m);
+			add(printf_str("   %-22s %9.0f %9.0f %+9.0f %6s %7s", m.c_str(), a, b, a - b,
+				       fmt(a / b, "%.3f").c_str(),
+				       fmt(it == r.ours_mod_passes.end() ? NAN : range(it->second)).c_str()));
+		}
+		add(printf_str("   %-22s %9.0f %9.0f %+9.0f %6s %7s", "total", r.ours, r.intree,
+			       r.ours - r.intree, fmt(r.ours / r.intree, "%.3f").c_str(),
+			       fmt(range(r.ours_totals)).c_str()));
+		add("   functions where the drivers differ most (per I/O; module:function):");
+		add(printf_str("   %9s %9s %9s %7s", "ours", "in-tree", "diff", "A/A"));
+		for (const auto &d : r.top)
+			add(printf_str("   %9.1f %9.1f %+9.1f %7s  %s", d.ours, d.intree, d.ours - d.intree,
+				       fmt(d.aa, "%.1f").c_str(), d.func.c_str()));
+	}
+	add("");
+	if (meta.get("wall_s"))
+		add("Run time: " + meta.str("wall_s", "?") + " s in all (build, wait for the VM lock, boot, guest); QEMU ran " +
+		    meta.str("qemu_s", "?") + " s");
+	return t;
+}
+
+int Report::run()
+{
+	load();
+	compute();
+	std::string json = to_json().dump(1) + "\n", text = render();
+	std::ofstream jf(dir + "/insn.json"), tf(dir + "/insn.txt");
+	jf << json;
+	tf << text;
+	if (!jf || !tf)
+		die("cannot write " + dir + "/insn.{json,txt}");
+	std::fwrite(text.data(), 1, text.size(), stdout);
+	return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc != 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+		std::fprintf(argc == 2 ? stdout : stderr,
+			     "usage: insn-report DIR   (the tables of a scripts/bench --insn run)\n");
+		return argc == 2 ? 0 : 2;
+	}
+	return Report(argv[1]).run();
+}
