@@ -228,6 +228,9 @@ hostile_backstores_down() {
 case_hostile_client() {
 	local t acl lun bs cpid rc
 	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
+	# Whatever happens, the backstores go: a saved configuration of a
+	# later case must not find them.
+	trap 'srp_target_down; hostile_backstores_down' EXIT
 	check hostile_backstores_up
 	conf_target_up || fail "target set-up or kernel initiator login failed"
 	t=$(tgt_dir)

@@ -74,11 +74,14 @@ case_setup() {
 	check start_dbus
 	check setup_rxe
 	# Where LIO writes persistent reservation and ALUA state (its db_root,
-	# readable once target_core_mod is loaded): without it every PR OUT
-	# REGISTER fails after it has registered.
-	local db
+	# readable once target_core_mod is loaded, and the one targetcli's
+	# rtslib switches it to when it runs before any device exists):
+	# without it every PR OUT REGISTER fails after it has registered.
+	local db d
 	db=$(<"$CFS_TARGET/dbroot") || fail "cannot read $CFS_TARGET/dbroot"
-	check mkdir -p "$db/pr" "$db/alua"
+	for d in "$db" /etc/rtslib-fb-target; do
+		check mkdir -p "$d/pr" "$d/alua"
+	done
 	log "rxe0 GID $(port_gid), GUID $(port_guid)"
 	if [[ $SRPT_INTREE != 1 ]]; then
 		[[ -f $SRPT_KO ]] || fail "$SRPT_KO not found (run 'make KVER=$KVER')"
