@@ -272,6 +272,12 @@ enum srpt_cmd_state {
 #define SRPT_MAX_CMD_DATA	SZ_32M		/* largest transfer of one command */
 /* Data buffer pages are allocated in blocks of up to 2^this pages. */
 #define SRPT_CHUNK_ORDER	3
+/*
+ * Pages a channel keeps from finished commands for the next ones: 1 MiB,
+ * eight 128 KiB commands in flight (a fresh page costs the allocator and,
+ * with init_on_alloc, clearing it).
+ */
+#define SRPT_POOL_PAGES		(SZ_1M / PAGE_SIZE)
 
 /**
  * struct srpt_send_ioctx - context of one SRP request (SCSI command or TMF)
@@ -418,6 +424,10 @@ enum srpt_ch_state {
  * @max_data_held: bound of @data_held (max_channel_data at login, at least
  *		@max_cmd_data)
  * @data_held:	bytes of the data buffers the channel's commands hold
+ * @pool_lock:	protects @pool and @pool_n
+ * @pool:	pages of finished commands' data buffers, kept for the next
+ *		ones (linked through page->lru), at most %SRPT_POOL_PAGES
+ * @pool_n:	pages on @pool
  * @free_list:	unused command contexts
  * @wait_list:	requests received while @free_list was empty
  * @sq_wait:	driver-built responses waiting for send queue space
@@ -476,6 +486,9 @@ struct srpt_channel {
 	u32			max_cmd_data;
 	u32			max_data_held;
 	atomic_t		data_held;
+	spinlock_t		pool_lock;	/* see above */
+	struct list_head	pool;
+	u32			pool_n;
 	struct list_head	free_list;
 	struct list_head	wait_list;
 	struct list_head	sq_wait;
@@ -629,6 +642,7 @@ int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name);
 /* srpt_io.c: the I/O path and the LIO command callbacks */
 void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx);
+void srpt_pool_drain(struct srpt_channel *ch);
 void srpt_process_wait_list(struct srpt_channel *ch);
 void srpt_wait_work(struct work_struct *work);
 void srpt_watch_work(struct work_struct *work);

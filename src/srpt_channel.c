@@ -191,6 +191,7 @@ static void srpt_free_ioctx_ring(struct srpt_channel *ch)
 	}
 	kvfree(ch->ioctx_ring);
 	ch->ioctx_ring = NULL;
+	srpt_pool_drain(ch);
 	kvfree(ch->imm_sg_pool);
 	ch->imm_sg_pool = NULL;
 }
@@ -280,6 +281,8 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 	ch->id = atomic_inc_return(&srpt_ch_ids);
 	ch->using_rdma_cm = using_rdma_cm;
 	spin_lock_init(&ch->lock);
+	spin_lock_init(&ch->pool_lock);
+	INIT_LIST_HEAD(&ch->pool);
 	INIT_LIST_HEAD(&ch->list);
 	INIT_LIST_HEAD(&ch->free_list);
 	INIT_LIST_HEAD(&ch->wait_list);

@@ -265,11 +265,78 @@ static struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 }
 
 /**
+ * srpt_pool_put() - keep the pages of a data buffer for the next commands
+ * @ch: channel
+ * @sg: the buffer, one page per entry
+ * @n: entries
+ *
+ * What does not fit in the channel's pool (%SRPT_POOL_PAGES) is freed.
+ */
+static void srpt_pool_put(struct srpt_channel *ch, struct scatterlist *sg,
+			  u32 n)
+{
+	unsigned long flags;
+	u32 i = 0;
+
+	spin_lock_irqsave(&ch->pool_lock, flags);
+	for (; i < n && ch->pool_n < SRPT_POOL_PAGES; i++, ch->pool_n++)
+		list_add(&sg_page(&sg[i])->lru, &ch->pool);
+	spin_unlock_irqrestore(&ch->pool_lock, flags);
+	for (; i < n; i++)
+		__free_page(sg_page(&sg[i]));
+}
+
+/**
+ * srpt_pool_get() - pages for a data buffer from the channel's pool
+ * @ch: channel
+ * @sg: the buffer's entries
+ * @n: entries wanted
+ * @len: bytes of the buffer
+ *
+ * Return: how many entries, from the first, got a page.
+ */
+static u32 srpt_pool_get(struct srpt_channel *ch, struct scatterlist *sg,
+			 u32 n, u32 len)
+{
+	unsigned long flags;
+	struct page *page;
+	u32 i = 0;
+
+	if (!READ_ONCE(ch->pool_n))
+		return 0;
+	spin_lock_irqsave(&ch->pool_lock, flags);
+	for (; i < n && ch->pool_n; i++, ch->pool_n--) {
+		page = list_first_entry(&ch->pool, struct page, lru);
+		list_del(&page->lru);
+		sg_set_page(&sg[i], page,
+			    min_t(u32, len - i * PAGE_SIZE, PAGE_SIZE), 0);
+	}
+	spin_unlock_irqrestore(&ch->pool_lock, flags);
+	return i;
+}
+
+/**
+ * srpt_pool_drain() - free the pages a channel kept
+ * @ch: channel, no command of it running
+ */
+void srpt_pool_drain(struct srpt_channel *ch)
+{
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, &ch->pool, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	ch->pool_n = 0;
+}
+
+/**
  * srpt_free_data() - give back the local data buffer of a command
  * @ioctx: the command
  *
  * The page the context keeps (see srpt_alloc_data()) stays with it; any
- * other buffer is a table of single pages, freed page by page.
+ * other buffer is a table of single pages, which go to the channel's pool
+ * (srpt_pool_put()).
  */
 static void srpt_free_data(struct srpt_send_ioctx *ioctx)
 {
@@ -277,8 +344,10 @@ static void srpt_free_data(struct srpt_send_ioctx *ioctx)
 		atomic_sub(ioctx->charged, &ioctx->ch->data_held);
 		ioctx->charged = 0;
 	}
-	if (ioctx->data_sgl && ioctx->data_sgl != &ioctx->data_sg)
-		target_free_sgl(ioctx->data_sgl, ioctx->data_nents);
+	if (ioctx->data_sgl && ioctx->data_sgl != &ioctx->data_sg) {
+		srpt_pool_put(ioctx->ch, ioctx->data_sgl, ioctx->data_nents);
+		kfree(ioctx->data_sgl);
+	}
 	ioctx->data_sgl = NULL;
 	ioctx->data_nents = 0;
 	kfree(ioctx->rdma_sg);
@@ -372,6 +441,7 @@ static void srpt_ioctx_done(struct srpt_send_ioctx *ioctx)
 
 /**
  * srpt_alloc_pages() - a data buffer of @len bytes, one page per entry
+ * @ch: the channel whose pool is used first
  * @len: bytes, more than zero
  * @sgl: receives the scatterlist
  * @nents: receives its number of entries
@@ -383,23 +453,25 @@ static void srpt_ioctx_done(struct srpt_send_ioctx *ioctx)
  * an entry that spans pages, or a short one in the middle, makes them read
  * or write past the data.
  *
- * The pages come in blocks of up to 2^%SRPT_CHUNK_ORDER, allocated without
- * reclaim retries and split into single pages (split_page()), so a
- * 128 KiB buffer costs four page allocations instead of 32; when no block
- * is free, single pages are taken.  Each page is freed on its own, which
- * is what target_free_sgl() does.
+ * The pages come first from the channel's pool (srpt_pool_get()), then in
+ * blocks of up to 2^%SRPT_CHUNK_ORDER, allocated without reclaim retries
+ * and split into single pages (split_page()), so a 128 KiB buffer costs
+ * four page allocations instead of 32; when no block is free, single
+ * pages are taken.  Each page is given back on its own (srpt_pool_put()).
  *
  * Return: 0 or -ENOMEM (nothing allocated).
  */
-static int srpt_alloc_pages(u32 len, struct scatterlist **sgl, u32 *nents)
+static int srpt_alloc_pages(struct srpt_channel *ch, u32 len,
+			    struct scatterlist **sgl, u32 *nents)
 {
-	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i = 0, j;
+	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i, j;
 	struct scatterlist *sg;
 
 	sg = kmalloc_array(n, sizeof(*sg), GFP_KERNEL);
 	if (!sg)
 		return -ENOMEM;
 	sg_init_table(sg, n);
+	i = srpt_pool_get(ch, sg, n, len);
 	while (i < n) {
 		unsigned int order = min_t(unsigned int, ilog2(n - i),
 					   SRPT_CHUNK_ORDER);
@@ -414,7 +486,8 @@ static int srpt_alloc_pages(u32 len, struct scatterlist **sgl, u32 *nents)
 			order = 0;
 			page = alloc_page(GFP_KERNEL);
 			if (!page) {
-				target_free_sgl(sg, i);
+				srpt_pool_put(ch, sg, i);
+				kfree(sg);
 				return -ENOMEM;
 			}
 		}
@@ -455,7 +528,8 @@ static int srpt_alloc_data(struct srpt_send_ioctx *ioctx, u32 len)
 			return 0;
 		}
 	}
-	return srpt_alloc_pages(len, &ioctx->data_sgl, &ioctx->data_nents);
+	return srpt_alloc_pages(ioctx->ch, len, &ioctx->data_sgl,
+				&ioctx->data_nents);
 }
 
 /**
@@ -1026,6 +1100,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	struct srpt_cmd_info ci;
 	enum srpt_cmd_err err = SRPT_CMD_OK;
 	struct scatterlist *sgl = NULL;
+	u64 lun;
 	enum dma_data_direction dma_dir;
 	u32 nents = 0;
 	u8 key, asc, ascq;
@@ -1060,7 +1135,8 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	ioctx->tag = ci.tag;
 	ioctx->dir = ci.dir;
 	ioctx->data_len = ci.data_len;
-	trace_srpt_cmd(ch->id, ci.tag, srpt_unpack_lun(ci.lun), ci.cdb[0],
+	lun = srpt_unpack_lun(ci.lun);
+	trace_srpt_cmd(ch->id, ci.tag, lun, ci.cdb[0],
 		       ci.data_len, ci.dir, ci.fmt == SRPT_DATA_DESC_IMM);
 	/* A copy: the receive buffer is reposted before LIO sees the CDB. */
 	cdb = ioctx->cdb;
@@ -1139,8 +1215,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
 	ioctx->in_lio = true;
-	ret = target_init_cmd(&ioctx->cmd, ch->sess, ioctx->sense,
-			      srpt_unpack_lun(ci.lun),
+	ret = target_init_cmd(&ioctx->cmd, ch->sess, ioctx->sense, lun,
 			      ci.data_len, srpt_lio_task_attr(ci.task_attr),
 			      dma_dir, TARGET_SCF_ACK_KREF);
 	if (ret) {
