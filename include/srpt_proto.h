@@ -485,6 +485,7 @@ enum srpt_cmd_err {
 
 u32 srpt_cdb_size(const u8 *cdb);
 u32 srpt_max_descs(u32 max_it_iu_len);
+bool srpt_cdb_reads_medium(const u8 *cdb);
 bool srpt_dir_conflict(const u8 *cdb, u8 dir);
 
 /* Byte of the PERSISTENT RESERVE OUT parameter list holding SPEC_I_PT. */

@@ -1198,6 +1198,15 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 					    ILLEGAL_REQUEST, 0x24, 0x00, -1);
 			return;
 		}
+		/*
+		 * A READ's backend fills its buffer; LIO's emulated commands
+		 * may answer GOOD having filled less of it (RECEIVE COPY
+		 * RESULTS), and what the buffer held before (a page of the
+		 * pool, of the context, or one the allocator did not clear)
+		 * must not go out.
+		 */
+		if (sgl && ci.dir == SRPT_DIR_IN && !srpt_cdb_reads_medium(cdb))
+			sg_zero_buffer(sgl, nents, ci.data_len, 0);
 	}
 	if (!ioctx->recv)
 		srpt_repost_recv(ch, r);

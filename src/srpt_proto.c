@@ -444,6 +444,25 @@ u32 srpt_cdb_size(const u8 *cdb)
 }
 
 /**
+ * srpt_cdb_reads_medium() - a READ, whose data-in buffer the backend fills
+ * @cdb: the CDB, srpt_cdb_size() bytes of it present
+ *
+ * Return: true for READ (6, 10, 12, 16, 32).
+ */
+bool srpt_cdb_reads_medium(const u8 *cdb)
+{
+	switch (cdb[0]) {
+	case 0x08: case 0x28: case 0xa8: case 0x88:
+		return true;
+	case 0x7f:
+		/* Variable length: the service action says (SBC-4 5.x). */
+		return (cdb[8] << 8 | cdb[9]) == 0x0009;
+	default:
+		return false;
+	}
+}
+
+/**
  * srpt_dir_conflict() - a medium access command with its data the wrong way
  * @cdb: the CDB, srpt_cdb_size() bytes of it present
  * @dir: SRPT_DIR_* of the command's data buffer
@@ -461,21 +480,17 @@ bool srpt_dir_conflict(const u8 *cdb, u8 dir)
 {
 	u16 sa;
 
-	switch (cdb[0]) {
-	case 0x08: case 0x28: case 0xa8: case 0x88:
+	if (srpt_cdb_reads_medium(cdb))
 		return dir == SRPT_DIR_OUT;
+	switch (cdb[0]) {
 	case 0x0a: case 0x2a: case 0xaa: case 0x8a:
 	case 0x2e: case 0xae: case 0x8e:
 	case 0x41: case 0x93: case 0x89:
 		return dir == SRPT_DIR_IN;
 	case 0x7f:
-		/* Variable length: the service action says (SBC-4 5.x). */
 		sa = (u16)(cdb[8] << 8 | cdb[9]);
-		if (sa == 0x0009)
-			return dir == SRPT_DIR_OUT;
-		if (sa == 0x000b || sa == 0x000c || sa == 0x000d)
-			return dir == SRPT_DIR_IN;
-		return false;
+		return (sa == 0x000b || sa == 0x000c || sa == 0x000d) &&
+		       dir == SRPT_DIR_IN;
 	default:
 		return false;
 	}

@@ -405,6 +405,15 @@ TEST(Cmd, DirectionConflict)
 	EXPECT_EQ(sense[0], 0x05);
 	EXPECT_EQ(sense[1], 0x0e);
 	EXPECT_EQ(sense[2], 0x03);
+	// The READ family is what srpt_cdb_reads_medium() knows.
+	for (const auto &o : ops) {
+		uint8_t c[32] = { o.op };
+		c[7] = 0x18;
+		c[8] = uint8_t(o.sa >> 8);
+		c[9] = uint8_t(o.sa);
+		EXPECT_EQ(srpt_cdb_reads_medium(c), o.bad_dir == SRPT_DIR_OUT)
+			<< int(o.op);
+	}
 	// Other commands take a buffer either way (LIO decides).
 	uint8_t inq[16] = { 0x12 }, var[32] = { 0x7f };
 	var[7] = 0x18;
