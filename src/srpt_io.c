@@ -425,6 +425,53 @@ static void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_unget_ioctx() - give back a context whose request has to wait
+ * @ioctx: taken by srpt_get_ioctx(), nothing sent for it, its receive
+ *	buffer not reposted (the request goes back on the wait list)
+ */
+static void srpt_unget_ioctx(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	unsigned long flags;
+
+	srpt_unmap_data(ioctx);
+	kfree(ioctx->cdb_ext);
+	ioctx->cdb_ext = NULL;
+	spin_lock_irqsave(&ch->lock, flags);
+	ioctx->state = SRPT_CMD_FREE;
+	list_add(&ioctx->free_entry, &ch->free_list);
+	ch->n_busy--;
+	if (!ch->n_busy && ch->state != SRPT_CH_LIVE)
+		wake_up(&ch->idle_wq);
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_wait_later() - put a request on the wait list
+ * @ch: channel
+ * @r: the request
+ * @head: at the head (it was first already) rather than the tail
+ *
+ * Every context put back runs the list (srpt_put_ioctx()); when none is in
+ * use any more, nothing would: then it runs now, and finds what it waited
+ * for (no context busy means no data buffer held either).
+ */
+static void srpt_wait_later(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
+			    bool head)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (head)
+		list_add(&r->wait_entry, &ch->wait_list);
+	else
+		list_add_tail(&r->wait_entry, &ch->wait_list);
+	if (!ch->n_busy && ch->state == SRPT_CH_LIVE)
+		queue_work(system_wq, &ch->wait_work);
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
  * srpt_ioctx_done() - a request's response completed or can never be sent
  * @ioctx: the request
  *
@@ -1093,8 +1140,12 @@ static unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max,
  * A malformed command is answered with CHECK CONDITION (sense from
  * srpt_cmd_err_sense()) without reaching LIO.  The receive buffer is
  * reposted before LIO sees the command, unless it carries immediate data.
+ *
+ * Return: false if the command has to wait until the channel's commands
+ * hold less data (max_channel_data): @ioctx is given back, @r is not
+ * reposted; true otherwise.
  */
-static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
+static bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 			    struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_cmd_info ci;
@@ -1129,7 +1180,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		srpt_cmd_err_sense(err, &key, &asc, &ascq);
 		srpt_send_error_rsp(ioctx, tag, SAM_STAT_CHECK_CONDITION, key,
 				    asc, ascq, -1);
-		return;
+		return true;
 	}
 
 	ioctx->tag = ci.tag;
@@ -1148,7 +1199,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 			srpt_repost_recv(ch, r);
 			srpt_send_error_rsp(ioctx, ci.tag, SAM_STAT_BUSY, 0, 0,
 					    0, -1);
-			return;
+			return true;
 		}
 	} else {
 		memcpy(cdb, ci.cdb, ci.cdb_len);
@@ -1164,13 +1215,10 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	} else if (ci.ndesc) {
 		ret = srpt_map_data(ch, ioctx, &ci, &sgl, &nents);
 		if (ret == -ENOSPC) {
-			/* The initiator retries once other commands are done. */
+			/* Runs when other commands have given data back. */
 			atomic64_inc(&ch->stats.data_full);
-			srpt_unmap_data(ioctx);
-			srpt_repost_recv(ch, r);
-			srpt_send_error_rsp(ioctx, ci.tag, SAM_STAT_TASK_SET_FULL,
-					    0, 0, 0, -1);
-			return;
+			srpt_unget_ioctx(ioctx);
+			return false;
 		}
 		if (ret) {
 			pr_warn_ratelimited("%s: mapping %u bytes for tag 0x%llx failed (%d)\n",
@@ -1180,7 +1228,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 			srpt_repost_recv(ch, r);
 			srpt_send_error_rsp(ioctx, ci.tag, SAM_STAT_BUSY, 0, 0,
 					    0, -1);
-			return;
+			return true;
 		}
 		/*
 		 * The RDMA requests and the response must fit in the send
@@ -1196,7 +1244,7 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 			srpt_send_error_rsp(ioctx, ci.tag,
 					    SAM_STAT_CHECK_CONDITION,
 					    ILLEGAL_REQUEST, 0x24, 0x00, -1);
-			return;
+			return true;
 		}
 		/*
 		 * A READ's backend fills its buffer; LIO's emulated commands
@@ -1231,14 +1279,15 @@ static void srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		/* The session is being stopped: drop the command. */
 		ioctx->in_lio = false;
 		srpt_put_ioctx(ioctx);
-		return;
+		return true;
 	}
 	ioctx->cmd.tag = ci.tag;
 	ioctx->state = SRPT_CMD_EXECUTING;
 	if (target_submit_prep(&ioctx->cmd, cdb, sgl, nents, NULL, 0,
 			       NULL, 0, GFP_KERNEL))
-		return;		/* LIO sent CHECK CONDITION */
+		return true;	/* LIO sent CHECK CONDITION */
 	srpt_compat_target_submit(&ioctx->cmd);
+	return true;
 }
 
 /**
@@ -1325,8 +1374,9 @@ static void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
  * @ch: channel
  * @r: receive buffer
  *
- * Return: false if the request must wait for a free command context (it
- * is then left untouched).
+ * Return: false if the request must wait for a free command context or
+ * for the channel's commands to hold less data (it is then left
+ * untouched).
  */
 static bool srpt_handle_iu(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 {
@@ -1344,10 +1394,10 @@ static bool srpt_handle_iu(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 		ioctx = srpt_get_ioctx(ch);
 		if (!ioctx)
 			return false;
-		if (opcode == SRPT_OP_CMD)
-			srpt_handle_cmd(ch, r, ioctx);
-		else
+		if (opcode == SRPT_OP_TSK_MGMT)
 			srpt_handle_tmf(ch, r, ioctx);
+		else if (!srpt_handle_cmd(ch, r, ioctx))
+			return false;
 		break;
 	case SRPT_OP_I_LOGOUT:
 		srpt_ch_close(ch, "SRP_I_LOGOUT from the initiator");
@@ -1398,9 +1448,7 @@ void srpt_process_wait_list(struct srpt_channel *ch)
 		if (!r)
 			return;
 		if (!srpt_handle_iu(ch, r)) {
-			spin_lock_irqsave(&ch->lock, flags);
-			list_add(&r->wait_entry, &ch->wait_list);
-			spin_unlock_irqrestore(&ch->lock, flags);
+			srpt_wait_later(ch, r, true);
 			return;
 		}
 	}
@@ -1503,11 +1551,8 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_over_credit(ch, r);
 		return;
 	}
-	if (!wait && !srpt_handle_iu(ch, r)) {
-		spin_lock_irqsave(&ch->lock, flags);
-		list_add_tail(&r->wait_entry, &ch->wait_list);
-		spin_unlock_irqrestore(&ch->lock, flags);
-	}
+	if (!wait && !srpt_handle_iu(ch, r))
+		srpt_wait_later(ch, r, false);
 }
 
 /**

@@ -432,9 +432,9 @@ case_channel_limits() {
 
 # case_data_limits: max_cmd_data refuses a larger command with CHECK
 # CONDITION (INVALID FIELD IN INFORMATION UNIT) before LIO, one of that
-# size runs; max_channel_data makes commands beyond it wait (TASK SET FULL,
-# counted as data_full, retried by the kernel initiator) while fio verify
-# stays clean; bad values of both are refused.
+# size runs; max_channel_data makes commands beyond it wait (counted as
+# data_full) while fio verify stays clean, with no I/O error; bad values of
+# both are refused.
 case_data_limits() {
 	local t d out
 	check srp_target_up "" max_cmd_data=262144 max_channel_data=1048576
