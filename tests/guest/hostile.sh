@@ -14,7 +14,7 @@
 # disk: larger transfers are refused before they reach the target).
 HOSTILE_LENGTHS=(0 1 511 4095 4096 4097 8193 32767 32768 32769 36864 65536 1048576)
 HOSTILE_ZEROS=/tmp/hostile-zeros
-: "${SRPT_HOSTILE_FUZZ_ITERATIONS:=300}"
+: "${SRPT_HOSTILE_FUZZ_ITERATIONS:=150}"
 
 # Commands for sg_raw: name|direction|CDB|offset and width of the length
 # field|"state" if the parameter list changes the device's state (its

@@ -544,10 +544,10 @@ case_conformance_long() {
 }
 
 # case_flow_control: on channels that receive through the SRQ with a
-# 16-entry send queue, the catalogue while the kernel initiator runs fio
-# verify at a queue depth far above that: the send queue fills (sq_full of
-# the kernel initiator's channels), every command gets its response,
-# nothing hangs, the data is intact.
+# 16-entry send queue, the catalogue's protocol.* and scsi.* cases while
+# the kernel initiator runs fio verify at a queue depth far above that:
+# the send queue fills (sq_full of the kernel initiator's channels), every
+# command gets its response, nothing hangs, the data is intact.
 case_flow_control() {
 	local d cpid rc
 	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
@@ -555,9 +555,9 @@ case_flow_control() {
 		fail "target set-up or kernel initiator login failed"
 	d=$CONF_DISK
 	channels | grep -q ' srq=1 ' || fail "the channels do not use the SRQ"
-	# The SRP-level cases: the SCSI-level hostile.* family ran in the
-	# conformance case.
-	conf_client --initiator-ext "$CLIENT_EXT" --lun 1 --cases '!hostile.*' \
+	# The cases that move data and credits (the login, malformed-IU and
+	# SCSI-level families ran in the conformance case).
+	conf_client --initiator-ext "$CLIENT_EXT" --lun 1 --cases 'protocol.*,scsi.*' \
 		--json "$RESULTS/flow-control.json" >"$RESULTS/flow-control.txt" 2>&1 &
 	cpid=$!
 	while kill -0 "$cpid" 2>/dev/null; do

@@ -370,7 +370,7 @@ if declare -F run_login_cases >/dev/null; then
 	run_fault_cases
 	# shellcheck source=tests/guest/hostile.sh
 	. "$GUEST_DIR/hostile.sh"
-	run_hostile_cases
+	[[ ${SUITE_HOSTILE:-1} == 0 ]] || run_hostile_cases
 	run_observe_cases
 	run_compat_cases
 	# shellcheck source=tests/guest/ibcm.sh
