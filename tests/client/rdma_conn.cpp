@@ -448,6 +448,9 @@ void RdmaChannel::poll_cm() {
     switch (ev->event) {
       case RDMA_CM_EVENT_DISCONNECTED:
         if (!disconnected_) {
+          // What the target sent before it disconnected (an SRP_T_LOGOUT)
+          // comes first: take in the completions that are already there.
+          poll_cq();
           disconnected_ = true;
           Event e;
           e.kind = Event::Kind::kDisconnected;
