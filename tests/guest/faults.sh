@@ -293,7 +293,7 @@ case_mpath_relogin() {
 # delete): ib_srp loses its disk, the target releases every channel, and
 # after the link comes back a new login works.
 case_link_delete_io() {
-	local d fpid
+	local d fpid p
 	check srp_target_up
 	check srp_login ch_count=2
 	d=$(srp_disk) || fail "no disk"
@@ -305,6 +305,13 @@ case_link_delete_io() {
 		--output="$RESULTS/fio-linkdel.txt" >/dev/null 2>&1 &
 	fpid=$!
 	check poll_until 30 cmds_over 500
+	# ib_srp's own reconnect attempts while its device is going away can
+	# run its CQ with freed work requests (a GPF in srp_create_ch_ib ->
+	# ib_process_cq_direct seen under page poisoning, in the initiator):
+	# this case is about the target, so the initiator does not reconnect.
+	for p in /sys/class/srp_remote_ports/*/reconnect_delay; do
+		[[ -e $p ]] && check sysfs_write "$p" off
+	done
 	check rxe_del
 	check poll_until 60 channels_are 0
 	# ib_srp, a client of the same device, may disconnect first.
