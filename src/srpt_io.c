@@ -379,6 +379,25 @@ static void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_free_ioctx_locked() - a context back on the free list
+ * @ioctx: the context, busy until now
+ *
+ * Wakes a closing channel's release when the last busy context comes back.
+ * Caller holds ch->lock.
+ */
+static void srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+
+	lockdep_assert_held(&ch->lock);
+	ioctx->state = SRPT_CMD_FREE;
+	list_add(&ioctx->free_entry, &ch->free_list);
+	ch->n_busy--;
+	if (!ch->n_busy && ch->state != SRPT_CH_LIVE)
+		wake_up(&ch->idle_wq);
+}
+
+/**
  * srpt_put_ioctx() - return a command context to the free list
  * @ioctx: the context
  *
@@ -411,13 +430,9 @@ static void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 	cred = no_rsp && live && ch->n_busy == 1 && ch->req_lim_delta > 0 &&
 	       list_empty(&ch->wait_list);
 	if (!cred) {
-		ioctx->state = SRPT_CMD_FREE;
-		list_add(&ioctx->free_entry, &ch->free_list);
-		ch->n_busy--;
+		srpt_free_ioctx_locked(ioctx);
 		if (live && !list_empty(&ch->wait_list))
 			queue_work(system_wq, &ch->wait_work);
-		if (!ch->n_busy && !live)
-			wake_up(&ch->idle_wq);
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (cred)
@@ -438,11 +453,7 @@ static void srpt_unget_ioctx(struct srpt_send_ioctx *ioctx)
 	kfree(ioctx->cdb_ext);
 	ioctx->cdb_ext = NULL;
 	spin_lock_irqsave(&ch->lock, flags);
-	ioctx->state = SRPT_CMD_FREE;
-	list_add(&ioctx->free_entry, &ch->free_list);
-	ch->n_busy--;
-	if (!ch->n_busy && ch->state != SRPT_CH_LIVE)
-		wake_up(&ch->idle_wq);
+	srpt_free_ioctx_locked(ioctx);
 	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
