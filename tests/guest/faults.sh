@@ -289,11 +289,26 @@ case_mpath_relogin() {
 	check srp_target_down
 }
 
+# initiator_unregistered: ib_srp without memory registration, for the cases
+# that delete the RDMA device under I/O (the caller restores the defaults
+# with srp_reload_initiator).  When its device goes away with registrations
+# in flight, ib_srp frees its requests (scsi_remove_host()) before it polls
+# their LOCAL_INV/REG_MR completions off the send CQ, and calls into freed
+# memory: a GPF in srp_remove_work -> srp_free_ch_ib -> ib_process_cq_direct
+# under page poisoning (and in srp_reconnect_work).  These cases are about
+# the target: with never_register the initiator uses the PD's global rkey
+# and posts no registrations.
+initiator_unregistered() {
+	srp_reload_initiator never_register=1
+}
+
 # case_link_delete_io: the RDMA device goes away under I/O (rdma link
 # delete): ib_srp loses its disk, the target releases every channel, and
 # after the link comes back a new login works.
 case_link_delete_io() {
 	local d fpid p
+	check initiator_unregistered
+	trap 'srp_reload_initiator >/dev/null 2>&1' EXIT
 	check srp_target_up
 	check srp_login ch_count=2
 	d=$(srp_disk) || fail "no disk"
@@ -362,6 +377,8 @@ login_extra_ports() {
 # report on the debug kernel, or as a poisoned pointer with --memdebug).
 case_link_delete_channels() {
 	local d fpid round
+	check initiator_unregistered
+	trap 'srp_reload_initiator >/dev/null 2>&1' EXIT
 	for round in 1 2; do
 		log "--- round $round"
 		check srp_target_up

@@ -137,6 +137,14 @@ srp_logout_all() {
 	return 1
 }
 
+# srp_reload_initiator [PARAM=VALUE...]: log every SRP port out and load
+# ib_srp again with these module parameters (none: its defaults).
+srp_reload_initiator() {
+	srp_logout_all || return 1
+	modprobe -r ib_srp || return 1
+	modprobe ib_srp "$@"
+}
+
 # srp_disk: wait for the disk of the logged-in target; print /dev/sdX.
 srp_disk() {
 	local h b i
