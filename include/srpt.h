@@ -25,6 +25,7 @@
 #include <linux/completion.h>
 #include <linux/sizes.h>
 #include <linux/kref.h>
+#include <linux/refcount.h>
 #include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cm.h>
@@ -178,14 +179,15 @@ struct srpt_tport {
  * @max_cmd_data: most data bytes of one command
  * @max_channel_data: most bytes of data buffers one channel holds at a time
  * @list:	entry in the target port's list
- * @users:	channels and logins in progress that use the group
+ * @refs:	the registry's reference while listed (srpt_tpg.c), and one
+ *		per channel and login in progress that uses the group
  * @dying:	being removed: no new logins
  */
 struct srpt_tpg {
 	struct se_portal_group	se_tpg;
 	struct srpt_tport	*tport;
 	struct list_head	list;
-	atomic_t		users;
+	refcount_t		refs;
 	bool			dying;
 	char			*name;
 	u16			tag;
@@ -543,32 +545,6 @@ static inline struct srpt_tport *srpt_tport(struct se_wwn *wwn)
 	return container_of(wwn, struct srpt_tport, wwn);
 }
 
-/* srpt_main.c: module parameters */
-extern unsigned int srpt_max_req_size;
-extern unsigned int srpt_srq_size;
-u64 srpt_service_guid(void);
-u64 srpt_comp_vector_mask(void);
-void srpt_set_default_service_guid(u64 guid);
-bool srpt_fault_post_send(void);
-u16 srpt_get_rdma_cm_port(void);
-int srpt_set_rdma_cm_port(u16 port);
-
-/* srpt_device.c */
-int srpt_device_init(void);
-void srpt_device_exit(void);
-bool srpt_name_has_port(const struct srpt_name *name);
-struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev,
-					u32 port_num);
-void srpt_port_unlock(void);
-int srpt_device_get_srq(struct srpt_device *sdev);
-void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid);
-extern struct kmem_cache *srpt_recv_cache;
-
-/* srpt_mad.c: device-management MAD agent */
-void srpt_mad_register(struct srpt_port *sport);
-void srpt_mad_unregister(struct srpt_port *sport);
-
-/* srpt_configfs.c: target ports */
 /**
  * struct srpt_initiator - who is logging in
  * @port_id:	initiator port ID from the login request
@@ -583,13 +559,145 @@ struct srpt_initiator {
 	char	desc[80];
 };
 
+static inline struct srpt_send_ioctx *srpt_ioctx(struct se_cmd *se_cmd)
+{
+	return container_of(se_cmd, struct srpt_send_ioctx, cmd);
+}
+
+/*
+ * Declarations, one section per source file, in layer order: a file calls
+ * the files of the sections above its own.  The one call upwards is
+ * srpt_ch_close() (srpt_qp.c), which any layer may use to end a channel.
+ */
+
+/* srpt_param.c: module parameters */
+extern unsigned int srpt_max_req_size;
+extern unsigned int srpt_srq_size;
+u64 srpt_comp_vector_mask(void);
+u64 srpt_service_guid(void);
+void srpt_set_default_service_guid(u64 guid);
+u16 srpt_get_rdma_cm_port(void);
+int srpt_set_rdma_cm_port(u16 port);
+bool srpt_fault_post_send(void);
+void srpt_param_init(void);
+void srpt_param_exit(void);
+
+/* srpt_device.c: devices and ports */
+struct srpt_device *srpt_device_create(struct ib_device *ib_dev);
+void srpt_device_unlist(struct srpt_device *sdev);
+void srpt_device_destroy(struct srpt_device *sdev);
+bool srpt_name_has_port(const struct srpt_name *name);
+struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev, u32 port_num);
+void srpt_port_unlock(void);
+void srpt_device_assert_locked(void);
+void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid);
+
+/* srpt_tpg.c: the registry of target ports and portal groups */
+void srpt_tport_add(struct srpt_tport *tport);
+void srpt_tport_del(struct srpt_tport *tport);
+void srpt_tpg_add(struct srpt_tpg *tpg);
+void srpt_tpg_remove(struct srpt_tpg *tpg);
+void srpt_tpg_set_enabled(struct srpt_tpg *tpg, bool enable);
+void srpt_tpg_put(struct srpt_tpg *tpg);
+void srpt_tpg_wait_unused(struct srpt_tpg *tpg);
 struct srpt_tpg *srpt_tpg_for_login(struct srpt_port *sport,
 				    const struct srpt_initiator *ini,
 				    char *acl_name, size_t acl_name_len,
 				    const char **why, u32 *rej);
-void srpt_tpg_put(struct srpt_tpg *tpg);
 
-/* srpt_channel.c: channel lifecycle and QP state machine */
+/* srpt_qp.c: the QP state machine; srpt_ch_close() for every layer */
+void srpt_qp_event(struct ib_event *event, void *ptr);
+int srpt_ch_qp_init(struct srpt_channel *ch);
+int srpt_ch_qp_rtr(struct srpt_channel *ch);
+int srpt_ch_qp_rts(struct srpt_channel *ch);
+int srpt_ch_qp_err(struct srpt_channel *ch);
+void srpt_ch_close(struct srpt_channel *ch, const char *why);
+
+/* srpt_ring.c: receive buffers */
+void srpt_free_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
+			 u32 n);
+int srpt_alloc_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
+			 u32 n, u32 pad,
+			 void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);
+bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r);
+void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);
+int srpt_ring_init(void);
+void srpt_ring_exit(void);
+
+/* srpt_data.c: data buffers of commands */
+void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu);
+void srpt_pool_drain(struct srpt_channel *ch);
+void srpt_unmap_data(struct srpt_send_ioctx *ioctx);
+int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
+		  const struct srpt_cmd_info *ci, struct scatterlist **sgl,
+		  u32 *nents);
+unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
+			  u32 len);
+void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len);
+
+/* srpt_sq.c: command contexts, credits and the send queue */
+bool srpt_sq_reserve(struct srpt_channel *ch, unsigned int n);
+struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch);
+void srpt_put_ioctx(struct srpt_send_ioctx *ioctx);
+void srpt_unget_ioctx(struct srpt_send_ioctx *ioctx);
+int srpt_post_send(struct srpt_channel *ch, struct ib_send_wr *first,
+		   const char *what);
+void srpt_wc_error(struct srpt_channel *ch, const struct ib_wc *wc,
+		   const char *what, u64 tag);
+void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
+			    struct ib_send_wr *first);
+int srpt_post_rsp(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
+		  bool with_data);
+void srpt_sq_kick(struct srpt_channel *ch);
+void srpt_sq_released(struct srpt_channel *ch, unsigned int n);
+void srpt_queue_own(struct srpt_send_ioctx *ioctx);
+void srpt_t_logout(struct srpt_channel *ch, u32 reason);
+void srpt_send_error_rsp(struct srpt_send_ioctx *ioctx, u64 tag, u8 status,
+			 u8 key, u8 asc, u8 ascq, int tmf_code);
+void srpt_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc);
+void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* srpt_watch.c: the watch work of a channel */
+void srpt_ch_wait_idle(struct srpt_channel *ch);
+void srpt_watch_work(struct work_struct *work);
+void srpt_watch_start(struct srpt_channel *ch);
+
+/* srpt_cmd.c: SCSI commands, TMFs and LIO's command callbacks */
+u64 srpt_iu_tag(const struct srpt_recv_ioctx *r);
+bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
+		     struct srpt_send_ioctx *ioctx);
+void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
+		     struct srpt_send_ioctx *ioctx);
+void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
+int srpt_check_stop_free(struct se_cmd *se_cmd);
+void srpt_release_cmd(struct se_cmd *se_cmd);
+void srpt_close_session(struct se_session *se_sess);
+int srpt_write_pending(struct se_cmd *se_cmd);
+int srpt_get_cmd_state(struct se_cmd *se_cmd);
+int srpt_queue_data_in(struct se_cmd *se_cmd);
+int srpt_queue_status(struct se_cmd *se_cmd);
+void srpt_queue_tm_rsp(struct se_cmd *se_cmd);
+void srpt_aborted_task(struct se_cmd *se_cmd);
+
+/* srpt_recv.c: receive completions and their dispatch; the SRQ */
+void srpt_process_wait_list(struct srpt_channel *ch);
+void srpt_wait_work(struct work_struct *work);
+void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+int srpt_device_get_srq(struct srpt_device *sdev);
+void srpt_device_free_srq(struct srpt_device *sdev);
+
+/* srpt_chlist.c: the channel list */
+int srpt_ch_register(struct srpt_channel *ch, bool single, u8 *multichan);
+void srpt_ch_unlist(struct srpt_channel *ch);
+void srpt_ch_released(void);
+void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
+			    bool wait);
+ssize_t srpt_nacl_show_info(struct se_node_acl *se_nacl, char *page);
+ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page);
+
+/* srpt_channel.c: channel set-up and release */
+void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx);
 struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 				   struct srpt_tpg *tpg,
 				   const struct srpt_login_decision *d,
@@ -597,34 +705,26 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 int srpt_ch_create_qp(struct srpt_channel *ch);
 int srpt_ch_post_recvs(struct srpt_channel *ch);
 int srpt_ch_start_session(struct srpt_channel *ch, const char *acl_name);
-int srpt_ch_register(struct srpt_channel *ch, bool single, u8 *multichan);
-void srpt_ch_free(struct srpt_channel *ch);
-int srpt_ch_qp_init(struct srpt_channel *ch);
-int srpt_ch_qp_rtr(struct srpt_channel *ch);
-int srpt_ch_qp_rts(struct srpt_channel *ch);
-int srpt_ch_qp_err(struct srpt_channel *ch);
 void srpt_ch_established(struct srpt_channel *ch);
-void srpt_ch_close(struct srpt_channel *ch, const char *why);
-void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
-			    bool wait);
-ssize_t srpt_nacl_show_info(struct se_node_acl *se_nacl, char *page);
-ssize_t srpt_show_logins(char *page);
-ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page);
-int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *ioctx);
-void srpt_free_recv_bufs(struct ib_device *ib_dev,
-			 struct srpt_recv_ioctx *ring, u32 n);
-int srpt_alloc_recv_bufs(struct ib_device *ib_dev,
-			 struct srpt_recv_ioctx *ring, u32 n, u32 pad);
+void srpt_ch_free(struct srpt_channel *ch);
 
-/* srpt_cm.c: logins */
-int srpt_cm_init(void);
+/* srpt_cm.c: logins over IB/CM and RDMA/CM */
+ssize_t srpt_show_logins(char *page);
 int srpt_rdma_cm_set_port(u16 port);
-void srpt_cm_exit(void);
 int srpt_ib_cm_listen(struct srpt_device *sdev);
 void srpt_ib_cm_stop(struct srpt_device *sdev);
+int srpt_cm_init(void);
+void srpt_cm_exit(void);
 
-/* srpt_fabric.c / srpt_configfs.c */
-extern const struct target_core_fabric_ops srpt_fabric_ops;
+/* srpt_mad.c: device-management MAD agent */
+void srpt_mad_register(struct srpt_port *sport);
+void srpt_mad_unregister(struct srpt_port *sport);
+
+/* srpt_client.c: the RDMA client (device add/remove) */
+int srpt_client_init(void);
+void srpt_client_exit(void);
+
+/* srpt_configfs.c: configfs objects */
 extern struct configfs_attribute *srpt_discovery_attrs[];
 extern struct configfs_attribute *srpt_wwn_attrs[];
 extern struct configfs_attribute *srpt_tpg_attrib_attrs[];
@@ -639,23 +739,7 @@ void srpt_drop_tpg(struct se_portal_group *se_tpg);
 int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable);
 int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name);
 
-/* srpt_io.c: the I/O path and the LIO command callbacks */
-void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
-void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx);
-void srpt_pool_drain(struct srpt_channel *ch);
-void srpt_process_wait_list(struct srpt_channel *ch);
-void srpt_wait_work(struct work_struct *work);
-void srpt_watch_work(struct work_struct *work);
-void srpt_ch_wait_idle(struct srpt_channel *ch);
-void srpt_watch_start(struct srpt_channel *ch);
-int srpt_check_stop_free(struct se_cmd *se_cmd);
-void srpt_release_cmd(struct se_cmd *se_cmd);
-void srpt_close_session(struct se_session *se_sess);
-int srpt_write_pending(struct se_cmd *se_cmd);
-int srpt_get_cmd_state(struct se_cmd *se_cmd);
-int srpt_queue_data_in(struct se_cmd *se_cmd);
-int srpt_queue_status(struct se_cmd *se_cmd);
-void srpt_queue_tm_rsp(struct se_cmd *se_cmd);
-void srpt_aborted_task(struct se_cmd *se_cmd);
+/* srpt_fabric.c: the LIO fabric */
+extern const struct target_core_fabric_ops srpt_fabric_ops;
 
 #endif /* SRPT_H */

@@ -583,7 +583,6 @@ struct srpt_name {
 };
 
 int srpt_name_parse(const char *s, struct srpt_name *out);
-int srpt_name_format(const struct srpt_name *n, char *buf, size_t len);
 bool srpt_name_matches_port_id(const struct srpt_name *n,
 			       const u8 port_id[16]);
 bool srpt_name_matches_ip(const struct srpt_name *n, const u8 *addr,

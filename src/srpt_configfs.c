@@ -33,15 +33,6 @@
 
 #include "srpt.h"
 
-/*
- * Target ports and their portal groups, for logins to search.  The mutex
- * also orders a login's "find the group and take a reference" against the
- * group's removal.
- */
-static LIST_HEAD(srpt_tport_list);
-static DEFINE_MUTEX(srpt_cfg_mutex);
-static DECLARE_WAIT_QUEUE_HEAD(srpt_tpg_waitq);
-
 /**
  * srpt_make_tport() - create a target port (mkdir srpt/<name>)
  * @tf: the fabric
@@ -75,10 +66,7 @@ struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 		return ERR_PTR(-ENOMEM);
 	tport->name = parsed;
 	strscpy(tport->name_str, name, sizeof(tport->name_str));
-	INIT_LIST_HEAD(&tport->tpg_list);
-	mutex_lock(&srpt_cfg_mutex);
-	list_add_tail(&tport->list, &srpt_tport_list);
-	mutex_unlock(&srpt_cfg_mutex);
+	srpt_tport_add(tport);
 	pr_debug("target port %s created\n", name);
 	return &tport->wwn;
 }
@@ -91,9 +79,7 @@ void srpt_drop_tport(struct se_wwn *wwn)
 {
 	struct srpt_tport *tport = srpt_tport(wwn);
 
-	mutex_lock(&srpt_cfg_mutex);
-	list_del(&tport->list);
-	mutex_unlock(&srpt_cfg_mutex);
+	srpt_tport_del(tport);
 	pr_debug("target port %s removed\n", tport->name_str);
 	kfree(tport);
 }
@@ -138,44 +124,14 @@ struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn, const char *name)
 	tpg->max_cmd_data = SRPT_MAX_CMD_DATA;
 	tpg->max_channel_data = SRPT_DEF_CHANNEL_DATA;
 
-	atomic_set(&tpg->users, 0);
-
 	ret = core_tpg_register(wwn, &tpg->se_tpg, SCSI_PROTOCOL_SRP);
 	if (ret) {
 		kfree(tpg->name);
 		kfree(tpg);
 		return ERR_PTR(ret);
 	}
-	mutex_lock(&srpt_cfg_mutex);
-	list_add_tail(&tpg->list, &tpg->tport->tpg_list);
-	mutex_unlock(&srpt_cfg_mutex);
+	srpt_tpg_add(tpg);
 	return &tpg->se_tpg;
-}
-
-/**
- * srpt_tpg_put() - drop a reference taken by srpt_tpg_for_login()
- * @tpg: the group
- */
-void srpt_tpg_put(struct srpt_tpg *tpg)
-{
-	if (atomic_dec_and_test(&tpg->users))
-		wake_up_all(&srpt_tpg_waitq);
-}
-
-/**
- * srpt_tpg_wait_unused() - wait until no channel or login uses a group
- * @tpg: the group, already marked dying and with its channels closing
- *
- * Channel release is bounded (see srpt_ch_release_work()), so this ends;
- * every ten seconds it says what it still waits for.
- */
-static void srpt_tpg_wait_unused(struct srpt_tpg *tpg)
-{
-	while (!wait_event_timeout(srpt_tpg_waitq, !atomic_read(&tpg->users),
-				   10 * HZ))
-		pr_info("%s/%s: waiting for %d channel(s) to be released\n",
-			tpg->tport->name_str, tpg->name,
-			atomic_read(&tpg->users));
 }
 
 /**
@@ -186,12 +142,7 @@ void srpt_drop_tpg(struct se_portal_group *se_tpg)
 {
 	struct srpt_tpg *tpg = srpt_tpg(se_tpg);
 
-	mutex_lock(&srpt_cfg_mutex);
-	tpg->dying = true;
-	WRITE_ONCE(tpg->enabled, false);
-	list_del(&tpg->list);
-	mutex_unlock(&srpt_cfg_mutex);
-
+	srpt_tpg_remove(tpg);
 	srpt_ch_close_matching(NULL, tpg, false);
 	srpt_tpg_wait_unused(tpg);
 	core_tpg_deregister(se_tpg);
@@ -210,9 +161,7 @@ int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 {
 	struct srpt_tpg *tpg = srpt_tpg(se_tpg);
 
-	mutex_lock(&srpt_cfg_mutex);
-	WRITE_ONCE(tpg->enabled, enable);
-	mutex_unlock(&srpt_cfg_mutex);
+	srpt_tpg_set_enabled(tpg, enable);
 	if (!enable)
 		srpt_ch_close_matching(NULL, tpg, false);
 	pr_info("%s/%s %s\n", tpg->tport->name_str, tpg->name,
@@ -281,116 +230,6 @@ int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 	 */
 	smp_store_release(&nacl->name.kind, parsed.kind);
 	return 0;
-}
-
-/**
- * srpt_nacl_matches() - does a node ACL name the initiator?
- * @nacl: the ACL
- * @ini: the initiator logging in
- *
- * GUID and GID forms are compared with the initiator port ID of the login
- * request, IP forms with the source address of an RDMA/CM login.
- *
- * Return: true on a match.
- */
-static bool srpt_nacl_matches(const struct srpt_nacl *nacl,
-			      const struct srpt_initiator *ini)
-{
-	return srpt_name_matches_port_id(&nacl->name, ini->port_id) ||
-	       (ini->ip_len &&
-		srpt_name_matches_ip(&nacl->name, ini->ip, ini->ip_len));
-}
-
-/**
- * srpt_tpg_find_acl() - find the ACL of an initiator in a portal group
- * @tpg: the group
- * @ini: the initiator
- * @acl_name: receives the ACL's name, which the session is created with
- * @len: size of @acl_name
- *
- * Return: true if an ACL (not a dynamic demo-mode one) matches.
- */
-static bool srpt_tpg_find_acl(struct srpt_tpg *tpg,
-			      const struct srpt_initiator *ini,
-			      char *acl_name, size_t len)
-{
-	struct se_portal_group *se_tpg = &tpg->se_tpg;
-	struct se_node_acl *se_nacl;
-	bool found = false;
-
-	mutex_lock(&se_tpg->acl_node_mutex);
-	list_for_each_entry(se_nacl, &se_tpg->acl_node_list, acl_list) {
-		struct srpt_nacl *nacl = container_of(se_nacl, struct srpt_nacl,
-						      nacl);
-
-		if (se_nacl->dynamic_node_acl)
-			continue;
-		/* Pairs with srpt_init_nodeacl(): the name, once it has one. */
-		if (smp_load_acquire(&nacl->name.kind) == SRPT_NAME_NONE)
-			continue;
-		if (srpt_nacl_matches(nacl, ini)) {
-			strscpy(acl_name, se_nacl->initiatorname, len);
-			found = true;
-			break;
-		}
-	}
-	mutex_unlock(&se_tpg->acl_node_mutex);
-	return found;
-}
-
-/**
- * srpt_tpg_for_login() - pick the portal group a login goes to
- * @sport: port the login arrived on
- * @ini: the initiator
- * @acl_name: receives the name of the initiator's ACL
- * @acl_name_len: size of @acl_name
- * @why: set to the reason when no group is returned
- * @rej: set to the SRP_LOGIN_REJ reason when no group is returned
- *
- * The first enabled group of a target port named after @sport's GID or GUID
- * with an ACL for @ini wins.
- *
- * Return: the group with a reference (release with srpt_tpg_put()), or NULL.
- */
-struct srpt_tpg *srpt_tpg_for_login(struct srpt_port *sport,
-				    const struct srpt_initiator *ini,
-				    char *acl_name, size_t acl_name_len,
-				    const char **why, u32 *rej)
-{
-	struct srpt_tport *tport;
-	struct srpt_tpg *tpg;
-	union ib_gid gid;
-	bool any_tport = false, any_enabled = false;
-
-	srpt_port_get_gid(sport, &gid);
-	mutex_lock(&srpt_cfg_mutex);
-	list_for_each_entry(tport, &srpt_tport_list, list) {
-		if (!srpt_name_matches_port_id(&tport->name, gid.raw))
-			continue;
-		any_tport = true;
-		list_for_each_entry(tpg, &tport->tpg_list, list) {
-			if (!tpg->enabled || tpg->dying)
-				continue;
-			any_enabled = true;
-			if (!srpt_tpg_find_acl(tpg, ini, acl_name,
-					       acl_name_len))
-				continue;
-			atomic_inc(&tpg->users);
-			mutex_unlock(&srpt_cfg_mutex);
-			return tpg;
-		}
-	}
-	mutex_unlock(&srpt_cfg_mutex);
-	*rej = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	if (!any_tport) {
-		*why = "no target port configured for this port";
-	} else if (!any_enabled) {
-		*why = "no enabled portal group on this port";
-	} else {
-		*why = "initiator not in the ACL";
-		*rej = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-	}
-	return NULL;
 }
 
 /**

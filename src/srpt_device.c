@@ -2,10 +2,9 @@
 /*
  * ib_srpt: per-RDMA-device and per-port state.
  *
- * The driver is an ib_client: the RDMA core calls srpt_add_one() for every
- * device present at load time or added later (e.g. "rdma link add"), and
- * srpt_remove_one() before the device goes away.  Port attributes are cached
- * and refreshed from asynchronous events.
+ * The list of devices (srpt_client.c adds and removes them), the cached
+ * attributes of their ports, refreshed from asynchronous events, and the
+ * lookups the login path and configfs make.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -20,11 +19,8 @@
 
 /* All devices; the mutex also serializes add/remove against lookups. */
 static LIST_HEAD(srpt_dev_list);
-static DEFINE_MUTEX(srpt_dev_mutex);
-static struct ib_client srpt_client;
 
-/* Receive buffers of srpt_max_req_size bytes, for every channel. */
-struct kmem_cache *srpt_recv_cache;
+static DEFINE_MUTEX(srpt_dev_mutex);
 
 /**
  * srpt_port_refresh() - re-read the cached attributes of a port
@@ -101,12 +97,15 @@ static void srpt_event_handler(struct ib_event_handler *handler,
 }
 
 /**
- * srpt_add_one() - ib_client callback: an RDMA device appeared
+ * srpt_device_create() - set up and list the state of a new RDMA device
  * @ib_dev: the device
  *
- * Return: 0, or a negative errno (the device is then not used).
+ * Allocates the protection domain, caches each port's attributes and
+ * registers the event handler that keeps them current.
+ *
+ * Return: the device, listed, or an ERR_PTR.
  */
-static int srpt_add_one(struct ib_device *ib_dev)
+struct srpt_device *srpt_device_create(struct ib_device *ib_dev)
 {
 	struct srpt_device *sdev;
 	u32 i, nports = rdma_end_port(ib_dev) - rdma_start_port(ib_dev) + 1;
@@ -114,7 +113,7 @@ static int srpt_add_one(struct ib_device *ib_dev)
 
 	sdev = kzalloc(struct_size(sdev, ports, nports), GFP_KERNEL);
 	if (!sdev)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	sdev->ib_dev = ib_dev;
 	sdev->nports = nports;
 	INIT_LIST_HEAD(&sdev->list);
@@ -125,7 +124,7 @@ static int srpt_add_one(struct ib_device *ib_dev)
 		pr_err("%s: allocating a protection domain failed (%d)\n",
 		       dev_name(&ib_dev->dev), ret);
 		kfree(sdev);
-		return ret;
+		return ERR_PTR(ret);
 	}
 
 	for (i = 0; i < nports; i++) {
@@ -148,68 +147,37 @@ static int srpt_add_one(struct ib_device *ib_dev)
 	mutex_lock(&srpt_dev_mutex);
 	list_add_tail(&sdev->list, &srpt_dev_list);
 	mutex_unlock(&srpt_dev_mutex);
-
-	ib_set_client_data(ib_dev, &srpt_client, sdev);
-
-	/*
-	 * IB/CM logins on every port, RoCE ones included: the IB CM runs over
-	 * RoCE too (with a path record built from the GIDs).
-	 */
-	ret = srpt_ib_cm_listen(sdev);
-	if (ret)
-		pr_warn("%s: no IB/CM logins (%d)\n", dev_name(&ib_dev->dev),
-			ret);
-	for (i = 0; i < nports; i++)
-		srpt_mad_register(&sdev->ports[i]);
-	pr_info("%s: added, %u port(s), node GUID 0x%016llx\n",
-		dev_name(&ib_dev->dev), nports, be64_to_cpu(ib_dev->node_guid));
-	return 0;
+	return sdev;
 }
 
 /**
- * srpt_remove_one() - ib_client callback: an RDMA device is going away
- * @ib_dev: the device
- * @client_data: our srpt_device
+ * srpt_device_unlist() - take a device off the list
+ * @sdev: the device, being removed
  *
- * Nothing in configfs points at a device, so once the device is off the list
- * and its event work is finished it can be freed.
+ * Logins run under the list mutex: none is in progress after this, and
+ * no new one finds the device.
  */
-static void srpt_remove_one(struct ib_device *ib_dev, void *client_data)
+void srpt_device_unlist(struct srpt_device *sdev)
 {
-	struct srpt_device *sdev = client_data;
-	u32 i;
-
-	for (i = 0; i < sdev->nports; i++)
-		srpt_mad_unregister(&sdev->ports[i]);
-
-	/* Logins run under the mutex: none is in progress after this. */
 	mutex_lock(&srpt_dev_mutex);
 	list_del(&sdev->list);
 	mutex_unlock(&srpt_dev_mutex);
+}
 
-	srpt_ib_cm_stop(sdev);
-	srpt_ch_close_matching(sdev, NULL, true);
+/**
+ * srpt_device_destroy() - free an unlisted device's state
+ * @sdev: the device; no channel, listener or SRQ of it is left
+ */
+void srpt_device_destroy(struct srpt_device *sdev)
+{
+	u32 i;
 
 	ib_unregister_event_handler(&sdev->event_handler);
 	for (i = 0; i < sdev->nports; i++)
 		cancel_work_sync(&sdev->ports[i].refresh_work);
-
-	if (sdev->srq) {
-		ib_destroy_srq(sdev->srq);
-		srpt_free_recv_bufs(ib_dev, sdev->srq_ring, sdev->srq_size);
-		kvfree(sdev->srq_ring);
-	}
-
 	ib_dealloc_pd(sdev->pd);
-	pr_info("%s: removed\n", dev_name(&ib_dev->dev));
 	kfree(sdev);
 }
-
-static struct ib_client srpt_client = {
-	.name = "srpt",
-	.add = srpt_add_one,
-	.remove = srpt_remove_one,
-};
 
 /**
  * srpt_name_has_port() - does a target port name match a port of ours?
@@ -256,8 +224,7 @@ bool srpt_name_has_port(const struct srpt_name *name)
  * Return: the port with the mutex held, or NULL (mutex not held) when the
  * device is not (or no longer) ours.
  */
-struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev,
-					u32 port_num)
+struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev, u32 port_num)
 {
 	struct srpt_device *sdev;
 
@@ -283,71 +250,13 @@ void srpt_port_unlock(void)
 }
 
 /**
- * srpt_device_get_srq() - create the device's SRQ if it has none yet
- * @sdev: the device; the caller holds the device list mutex (login path)
+ * srpt_device_assert_locked() - lockdep check: the device list mutex is held
  *
- * The SRQ gets srpt_srq_size buffers, capped by the device's limit.
- *
- * Return: 0 or a negative errno.
+ * For code that relies on srpt_port_lookup_lock() having been called.
  */
-int srpt_device_get_srq(struct srpt_device *sdev)
+void srpt_device_assert_locked(void)
 {
-	struct ib_device *ib_dev = sdev->ib_dev;
-	struct ib_srq_init_attr attr = { };
-	struct ib_srq *srq;
-	u32 i, n;
-	int ret;
-
 	lockdep_assert_held(&srpt_dev_mutex);
-	if (sdev->srq)
-		return 0;
-	if (!ib_dev->attrs.max_srq_wr) {
-		pr_warn("%s: no SRQ support, use_srq=1 logins refused\n",
-			dev_name(&ib_dev->dev));
-		return -EOPNOTSUPP;
-	}
-	n = min_t(u32, srpt_srq_size, ib_dev->attrs.max_srq_wr);
-	sdev->srq_ring = kvcalloc(n, sizeof(*sdev->srq_ring), GFP_KERNEL);
-	if (!sdev->srq_ring)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		sdev->srq_ring[i].sdev = sdev;
-	ret = srpt_alloc_recv_bufs(ib_dev, sdev->srq_ring, n, 0);
-	if (ret)
-		goto free_ring;
-
-	attr.attr.max_wr = n;
-	attr.attr.max_sge = 1;
-	attr.srq_type = IB_SRQT_BASIC;
-	srq = ib_create_srq(sdev->pd, &attr);
-	if (IS_ERR(srq)) {
-		ret = PTR_ERR(srq);
-		goto free_bufs;
-	}
-	sdev->srq = srq;
-	sdev->srq_size = n;
-
-	for (i = 0; i < n; i++) {
-		ret = srpt_post_recv(NULL, &sdev->srq_ring[i]);
-		if (ret)
-			goto destroy;
-	}
-	pr_info("%s: shared receive queue of %u buffers\n",
-		dev_name(&ib_dev->dev), n);
-	return 0;
-
-destroy:
-	ib_destroy_srq(srq);
-	sdev->srq = NULL;
-	sdev->srq_size = 0;
-free_bufs:
-	srpt_free_recv_bufs(ib_dev, sdev->srq_ring, n);
-free_ring:
-	kvfree(sdev->srq_ring);
-	sdev->srq_ring = NULL;
-	pr_err("%s: creating the SRQ failed (%d)\n", dev_name(&ib_dev->dev),
-	       ret);
-	return ret;
 }
 
 /**
@@ -362,35 +271,4 @@ void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid)
 	spin_lock_irqsave(&sport->lock, flags);
 	*gid = sport->gid;
 	spin_unlock_irqrestore(&sport->lock, flags);
-}
-
-/**
- * srpt_device_init() - create the buffer cache, register the RDMA client
- *
- * Return: 0 or a negative errno.
- */
-int srpt_device_init(void)
-{
-	int ret;
-
-	/* Room to move the IU so that immediate data is 512-byte aligned. */
-	srpt_recv_cache = kmem_cache_create("ib_srpt_recv_buf",
-					    srpt_max_req_size +
-					    SRPT_IMM_ALIGN - 1,
-					    SRPT_IMM_ALIGN, 0, NULL);
-	if (!srpt_recv_cache)
-		return -ENOMEM;
-	ret = ib_register_client(&srpt_client);
-	if (ret)
-		kmem_cache_destroy(srpt_recv_cache);
-	return ret;
-}
-
-/**
- * srpt_device_exit() - unregister the RDMA client; removes every device
- */
-void srpt_device_exit(void)
-{
-	ib_unregister_client(&srpt_client);
-	kmem_cache_destroy(srpt_recv_cache);
 }

@@ -4,7 +4,7 @@
  *
  * The portal-group callbacks are here; the configfs objects are created in
  * srpt_configfs.c and the per-command callbacks live with the I/O path in
- * srpt_io.c.
+ * srpt_cmd.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -2,258 +2,18 @@
 /*
  * ib_srpt: SCSI RDMA Protocol target for LIO.
  *
- * Module initialization and module parameters.  Every parameter is checked
- * by its own set function, so a bad value given to modprobe/insmod makes the
- * load fail with a one-line reason in the kernel log.
+ * Module initialization: the layers from the bottom up (receive buffer
+ * cache, LIO fabric, RDMA client, RDMA/CM listener), and back down at
+ * unload.  The parameters are in srpt_param.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/moduleparam.h>
-#include <linux/kernel.h>
-#include <linux/atomic.h>
-#include <linux/string.h>
-#include <linux/debugfs.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
 #include "srpt.h"
-
-#define CREATE_TRACE_POINTS
-#include "srpt_trace.h"
-
-unsigned int srpt_max_req_size = SRPT_DEF_REQ_SIZE;
-unsigned int srpt_srq_size = SRPT_DEF_SRQ_SIZE;
-static atomic64_t srpt_guid = ATOMIC64_INIT(0);
-static unsigned int srpt_cm_port;
-
-/**
- * srpt_param_set_range() - parse an unsigned parameter and check its range
- * @val: text given by the user
- * @kp: the parameter; kp->arg points at the unsigned int to set
- * @min: smallest accepted value
- * @max: largest accepted value
- *
- * Return: 0, or -EINVAL after logging which parameter was refused and why.
- */
-static int srpt_param_set_range(const char *val, const struct kernel_param *kp,
-				unsigned int min, unsigned int max)
-{
-	unsigned int v;
-	int ret;
-
-	ret = kstrtouint(val, 0, &v);
-	if (ret) {
-		pr_err("%s: '%.*s' is not a number\n", kp->name,
-		       (int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
-	if (v < min || v > max) {
-		pr_err("%s: %u is out of range [%u, %u]\n", kp->name, v, min,
-		       max);
-		return -EINVAL;
-	}
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
-static int srpt_set_max_req_size(const char *val, const struct kernel_param *kp)
-{
-	return srpt_param_set_range(val, kp, SRPT_MIN_REQ_SIZE,
-				    SRPT_MAX_REQ_SIZE);
-}
-
-static const struct kernel_param_ops srpt_max_req_size_ops = {
-	.set = srpt_set_max_req_size,
-	.get = param_get_uint,
-};
-
-module_param_cb(srp_max_req_size, &srpt_max_req_size_ops, &srpt_max_req_size,
-		0444);
-MODULE_PARM_DESC(srp_max_req_size,
-		 "Largest SRP request IU accepted, in bytes (64..1048576, default 8276: 8 KiB immediate data)");
-
-static int srpt_set_srq_size(const char *val, const struct kernel_param *kp)
-{
-	return srpt_param_set_range(val, kp, SRPT_MIN_SRQ_SIZE,
-				    SRPT_MAX_SRQ_SIZE);
-}
-
-static const struct kernel_param_ops srpt_srq_size_ops = {
-	.set = srpt_set_srq_size,
-	.get = param_get_uint,
-};
-
-module_param_cb(srpt_srq_size, &srpt_srq_size_ops, &srpt_srq_size, 0444);
-MODULE_PARM_DESC(srpt_srq_size,
-		 "Receive buffers in each device's shared receive queue (4..65536, default 4095; capped by the device)");
-
-static int srpt_set_cm_port(const char *val, const struct kernel_param *kp)
-{
-	return srpt_param_set_range(val, kp, 0, 65535);
-}
-
-static const struct kernel_param_ops srpt_cm_port_ops = {
-	.set = srpt_set_cm_port,
-	.get = param_get_uint,
-};
-
-module_param_cb(rdma_cm_port, &srpt_cm_port_ops, &srpt_cm_port, 0444);
-MODULE_PARM_DESC(rdma_cm_port,
-		 "TCP port number of the RDMA/CM listener (0 = no listener; also discovery_auth/rdma_cm_port in configfs)");
-
-/**
- * srpt_set_guid() - parse the srpt_service_guid module parameter
- * @val: a 64-bit hexadecimal number, with or without a 0x prefix
- * @kp: the parameter
- *
- * The value is stored atomically, and 0 means "use the node GUID of the first
- * RDMA device".  The get and set functions both exist, unlike the driver
- * behind CVE-2024-26744.
- *
- * Return: 0, or -EINVAL after logging why.
- */
-static int srpt_set_guid(const char *val, const struct kernel_param *kp)
-{
-	u64 guid;
-
-	if (kstrtou64(val, 16, &guid)) {
-		pr_err("%s: '%.*s' is not a 64-bit hexadecimal GUID\n", kp->name,
-		       (int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
-	atomic64_set(&srpt_guid, guid);
-	return 0;
-}
-
-static int srpt_get_guid(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "0x%016llx\n", (u64)atomic64_read(&srpt_guid));
-}
-
-static const struct kernel_param_ops srpt_guid_ops = {
-	.set = srpt_set_guid,
-	.get = srpt_get_guid,
-};
-
-module_param_cb(srpt_service_guid, &srpt_guid_ops, NULL, 0444);
-MODULE_PARM_DESC(srpt_service_guid,
-		 "IOC GUID, IB/CM service ID and target port ID of this target, 0x-hex (default: node GUID of the first RDMA device)");
-
-static atomic64_t srpt_vector_mask = ATOMIC64_INIT(0);
-
-/**
- * srpt_comp_vector_mask() - completion vectors channels may use
- *
- * Return: bit n set for vector n; 0 means every vector.
- */
-u64 srpt_comp_vector_mask(void)
-{
-	return atomic64_read(&srpt_vector_mask);
-}
-
-/**
- * srpt_set_vector_mask() - parse the comp_vector_mask module parameter
- * @val: a 64-bit number (0x-hex, octal or decimal)
- * @kp: the parameter
- *
- * Return: 0, or -EINVAL after logging why.
- */
-static int srpt_set_vector_mask(const char *val, const struct kernel_param *kp)
-{
-	u64 mask;
-
-	if (kstrtou64(val, 0, &mask)) {
-		pr_err("%s: '%.*s' is not a 64-bit number (e.g. 0x0f)\n",
-		       kp->name, (int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
-	atomic64_set(&srpt_vector_mask, mask);
-	return 0;
-}
-
-static int srpt_get_vector_mask(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "0x%llx\n", (u64)atomic64_read(&srpt_vector_mask));
-}
-
-static const struct kernel_param_ops srpt_vector_mask_ops = {
-	.set = srpt_set_vector_mask,
-	.get = srpt_get_vector_mask,
-};
-
-module_param_cb(comp_vector_mask, &srpt_vector_mask_ops, NULL, 0644);
-MODULE_PARM_DESC(comp_vector_mask,
-		 "Completion vectors new channels are spread over, bit n = vector n (default 0: all; vectors beyond 63 only with 0)");
-
-/**
- * srpt_service_guid() - the service GUID in use
- *
- * Return: the srpt_service_guid parameter, or the node GUID of the first
- * RDMA device when none was given (0 before any device was added).
- */
-u64 srpt_service_guid(void)
-{
-	return atomic64_read(&srpt_guid);
-}
-
-/**
- * srpt_set_default_service_guid() - set the service GUID if none is set
- * @guid: node GUID of a newly added device, in host byte order
- *
- * Only the first call with a non-zero GUID has an effect; a GUID given as a
- * module parameter is never overridden.
- */
-void srpt_set_default_service_guid(u64 guid)
-{
-	if (guid && !atomic64_cmpxchg(&srpt_guid, 0, guid))
-		pr_info("service GUID 0x%016llx (node GUID of the first device)\n",
-			guid);
-}
-
-/**
- * srpt_get_rdma_cm_port() - TCP port of the RDMA/CM listener
- *
- * Return: the port number, 0 when RDMA/CM logins are off.
- */
-u16 srpt_get_rdma_cm_port(void)
-{
-	return READ_ONCE(srpt_cm_port);
-}
-
-/**
- * srpt_set_rdma_cm_port() - record the port the RDMA/CM listener uses
- * @port: port number, 0 when not listening
- *
- * Called by srpt_rdma_cm_set_port(), which owns the listener.
- *
- * Return: 0.
- */
-int srpt_set_rdma_cm_port(u16 port)
-{
-	WRITE_ONCE(srpt_cm_port, port);
-	return 0;
-}
-
-/*
- * Fault injection for tests, in debugfs (ib_srpt/fail_post_send): the
- * number of coming ib_post_send() calls to fail with -ENOMEM, as if the
- * device refused them.  0, the default, injects nothing.
- */
-static atomic_t srpt_fail_post_send = ATOMIC_INIT(0);
-static struct dentry *srpt_debugfs;
-
-/**
- * srpt_fault_post_send() - should this send queue post fail?
- *
- * Return: true (and one injected failure fewer) while the counter is set.
- */
-bool srpt_fault_post_send(void)
-{
-	return unlikely(atomic_read(&srpt_fail_post_send)) &&
-	       atomic_add_unless(&srpt_fail_post_send, -1, 0);
-}
 
 /**
  * srpt_init_module() - load the driver
@@ -274,27 +34,33 @@ static int __init srpt_init_module(void)
 		return ret;
 	}
 
-	ret = srpt_device_init();
+	ret = srpt_ring_init();
+	if (ret)
+		goto unregister_template;
+
+	ret = srpt_client_init();
 	if (ret) {
 		pr_err("registering the RDMA client failed (%d)\n", ret);
-		target_unregister_template(&srpt_fabric_ops);
-		return ret;
+		goto ring_exit;
 	}
 
 	ret = srpt_cm_init();
-	if (ret) {
-		srpt_device_exit();
-		target_unregister_template(&srpt_fabric_ops);
-		return ret;
-	}
+	if (ret)
+		goto client_exit;
 
-	srpt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	debugfs_create_atomic_t("fail_post_send", 0600, srpt_debugfs,
-				&srpt_fail_post_send);
+	srpt_param_init();
 	pr_info("SRP target %s loaded: srp_max_req_size=%u srpt_srq_size=%u rdma_cm_port=%u\n",
 		SRPT_VERSION, srpt_max_req_size, srpt_srq_size,
 		srpt_get_rdma_cm_port());
 	return 0;
+
+client_exit:
+	srpt_client_exit();
+ring_exit:
+	srpt_ring_exit();
+unregister_template:
+	target_unregister_template(&srpt_fabric_ops);
+	return ret;
 }
 
 /**
@@ -305,17 +71,22 @@ static int __init srpt_init_module(void)
  */
 static void __exit srpt_exit_module(void)
 {
-	debugfs_remove_recursive(srpt_debugfs);
+	srpt_param_exit();
 	srpt_cm_exit();
-	srpt_device_exit();
+	srpt_client_exit();
+	srpt_ring_exit();
 	target_unregister_template(&srpt_fabric_ops);
 	pr_info("SRP target unloaded\n");
 }
 
 module_init(srpt_init_module);
+
 module_exit(srpt_exit_module);
 
 MODULE_DESCRIPTION("SCSI RDMA Protocol (SRP) target for LIO");
+
 MODULE_AUTHOR("ib_srpt developers");
+
 MODULE_LICENSE("GPL");
+
 MODULE_VERSION(SRPT_VERSION);

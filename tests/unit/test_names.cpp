@@ -6,6 +6,7 @@
 #include <string>
 
 #include "srpt_proto.h"
+#include "srpt_name_format.h"
 
 namespace {
 

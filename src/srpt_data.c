@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: data buffers of commands.
+ *
+ * A command's data lives in pages of the channel's pool or freshly
+ * allocated ones (LIO's contract: one page per scatterlist entry), or, for
+ * immediate data, in the receive buffer itself.  rdma_rw maps the buffer to
+ * the initiator's memory descriptors; srpt_sync_data() hands it between CPU
+ * and HCA.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+#include <linux/mm.h>
+
+#include "srpt.h"
+#include "srpt_compat.h"
+
+/**
+ * srpt_sync_data() - pass a command's data buffers to the CPU or the HCA
+ * @ioctx: the command
+ * @for_cpu: true after the HCA wrote the data (RDMA READ done), before LIO
+ *	reads it; false after LIO wrote it, before the RDMA WRITEs
+ *
+ * rdma_rw maps the buffers when the command arrives, long before either
+ * side has touched them; with bounce buffers (swiotlb) or a non-coherent
+ * device the data only moves between the two views here.
+ */
+void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
+{
+	struct ib_device *ib_dev = ioctx->ch->sport->sdev->ib_dev;
+	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
+				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	unsigned int i;
+
+	if (ib_uses_virt_dma(ib_dev))
+		return;
+	for (i = 0; i < ioctx->n_rw; i++) {
+		struct srpt_rw *rw = &ioctx->rw[i];
+
+		if (for_cpu)
+			dma_sync_sg_for_cpu(ib_dev->dma_device, rw->sg,
+					    rw->nents, dir);
+		else
+			dma_sync_sg_for_device(ib_dev->dma_device, rw->sg,
+					       rw->nents, dir);
+	}
+}
+
+/**
+ * srpt_pool_put() - keep the pages of a data buffer for the next commands
+ * @ch: channel
+ * @sg: the buffer, one page per entry
+ * @n: entries
+ *
+ * What does not fit in the channel's pool (%SRPT_POOL_PAGES) is freed.
+ */
+static void srpt_pool_put(struct srpt_channel *ch, struct scatterlist *sg,
+			  u32 n)
+{
+	unsigned long flags;
+	u32 i = 0;
+
+	spin_lock_irqsave(&ch->pool_lock, flags);
+	for (; i < n && ch->pool_n < SRPT_POOL_PAGES; i++, ch->pool_n++)
+		list_add(&sg_page(&sg[i])->lru, &ch->pool);
+	spin_unlock_irqrestore(&ch->pool_lock, flags);
+	for (; i < n; i++)
+		__free_page(sg_page(&sg[i]));
+}
+
+/**
+ * srpt_pool_get() - pages for a data buffer from the channel's pool
+ * @ch: channel
+ * @sg: the buffer's entries
+ * @n: entries wanted
+ * @len: bytes of the buffer
+ *
+ * Return: how many entries, from the first, got a page.
+ */
+static u32 srpt_pool_get(struct srpt_channel *ch, struct scatterlist *sg,
+			 u32 n, u32 len)
+{
+	unsigned long flags;
+	struct page *page;
+	u32 i = 0;
+
+	if (!READ_ONCE(ch->pool_n))
+		return 0;
+	spin_lock_irqsave(&ch->pool_lock, flags);
+	for (; i < n && ch->pool_n; i++, ch->pool_n--) {
+		page = list_first_entry(&ch->pool, struct page, lru);
+		list_del(&page->lru);
+		sg_set_page(&sg[i], page,
+			    min_t(u32, len - i * PAGE_SIZE, PAGE_SIZE), 0);
+	}
+	spin_unlock_irqrestore(&ch->pool_lock, flags);
+	return i;
+}
+
+/**
+ * srpt_pool_drain() - free the pages a channel kept
+ * @ch: channel, no command of it running
+ */
+void srpt_pool_drain(struct srpt_channel *ch)
+{
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, &ch->pool, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	ch->pool_n = 0;
+}
+
+/**
+ * srpt_free_data() - give back the local data buffer of a command
+ * @ioctx: the command
+ *
+ * The page the context keeps (see srpt_alloc_data()) stays with it; any
+ * other buffer is a table of single pages, which go to the channel's pool
+ * (srpt_pool_put()).
+ */
+static void srpt_free_data(struct srpt_send_ioctx *ioctx)
+{
+	if (ioctx->charged) {
+		atomic_sub(ioctx->charged, &ioctx->ch->data_held);
+		ioctx->charged = 0;
+	}
+	if (ioctx->data_sgl && ioctx->data_sgl != &ioctx->data_sg) {
+		srpt_pool_put(ioctx->ch, ioctx->data_sgl, ioctx->data_nents);
+		kfree(ioctx->data_sgl);
+	}
+	ioctx->data_sgl = NULL;
+	ioctx->data_nents = 0;
+	kfree(ioctx->rdma_sg);
+	ioctx->rdma_sg = NULL;
+}
+
+/**
+ * srpt_unmap_data() - release the RDMA contexts and data buffer of a command
+ * @ioctx: the command
+ */
+void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
+				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	unsigned int i;
+
+	for (i = 0; i < ioctx->n_rw; i++) {
+		struct srpt_rw *rw = &ioctx->rw[i];
+
+		rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
+				    rw->sg, rw->nents, dir);
+	}
+	srpt_free_data(ioctx);
+	if (ioctx->rw != ioctx->rw_inline)
+		kfree(ioctx->rw);
+	ioctx->rw = NULL;
+	ioctx->n_rw = 0;
+}
+
+/**
+ * srpt_alloc_pages() - a data buffer of @len bytes, one page per entry
+ * @ch: the channel whose pool is used first
+ * @len: bytes, more than zero
+ * @sgl: receives the scatterlist
+ * @nents: receives its number of entries
+ *
+ * LIO's contract for the data buffer of a command: every entry is one
+ * whole page, but for a shorter last one.  Where LIO maps the data itself
+ * (transport_kmap_data_sg() for the commands it emulates) it vmaps the
+ * entries' pages back to back, and pscsi builds its bios page by page:
+ * an entry that spans pages, or a short one in the middle, makes them read
+ * or write past the data.
+ *
+ * The pages come first from the channel's pool (srpt_pool_get()), then in
+ * blocks of up to 2^%SRPT_CHUNK_ORDER, allocated without reclaim retries
+ * and split into single pages (split_page()), so a 128 KiB buffer costs
+ * four page allocations instead of 32; when no block is free, single
+ * pages are taken.  Each page is given back on its own (srpt_pool_put()).
+ *
+ * Return: 0 or -ENOMEM (nothing allocated).
+ */
+static int srpt_alloc_pages(struct srpt_channel *ch, u32 len,
+			    struct scatterlist **sgl, u32 *nents)
+{
+	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i, j;
+	struct scatterlist *sg;
+
+	sg = kmalloc_array(n, sizeof(*sg), GFP_KERNEL);
+	if (!sg)
+		return -ENOMEM;
+	sg_init_table(sg, n);
+	i = srpt_pool_get(ch, sg, n, len);
+	while (i < n) {
+		unsigned int order = min_t(unsigned int, ilog2(n - i),
+					   SRPT_CHUNK_ORDER);
+		struct page *page = NULL;
+
+		if (order)
+			page = alloc_pages(GFP_KERNEL | __GFP_NORETRY |
+					   __GFP_NOWARN, order);
+		if (page) {
+			split_page(page, order);
+		} else {
+			order = 0;
+			page = alloc_page(GFP_KERNEL);
+			if (!page) {
+				srpt_pool_put(ch, sg, i);
+				kfree(sg);
+				return -ENOMEM;
+			}
+		}
+		for (j = 0; j < 1U << order; j++, i++)
+			sg_set_page(&sg[i], page + j,
+				    min_t(u32, len - i * PAGE_SIZE, PAGE_SIZE),
+				    0);
+	}
+	*sgl = sg;
+	*nents = n;
+	return 0;
+}
+
+/**
+ * srpt_alloc_data() - the local data buffer of a command
+ * @ioctx: the command
+ * @len: bytes, the sum of its remote buffers, more than zero
+ *
+ * One buffer for the whole command, however many remote buffers the
+ * initiator gave (see srpt_alloc_pages() for why).  Up to a page, such as
+ * a 4 KiB read, uses the page the context keeps for that: allocating and
+ * freeing a page for every such command was about a third of the target's
+ * completion work in a profile of 4 KiB random reads.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_data(struct srpt_send_ioctx *ioctx, u32 len)
+{
+	ioctx->data_len = len;
+	if (len <= PAGE_SIZE) {
+		if (!ioctx->data_page)
+			ioctx->data_page = alloc_page(GFP_KERNEL);
+		if (ioctx->data_page) {
+			sg_init_table(&ioctx->data_sg, 1);
+			sg_set_page(&ioctx->data_sg, ioctx->data_page, len, 0);
+			ioctx->data_sgl = &ioctx->data_sg;
+			ioctx->data_nents = 1;
+			return 0;
+		}
+	}
+	return srpt_alloc_pages(ioctx->ch, len, &ioctx->data_sgl,
+				&ioctx->data_nents);
+}
+
+/**
+ * srpt_charge_data() - count a command's data buffer against its channel
+ * @ch: channel
+ * @ioctx: the command
+ * @len: bytes its buffer will hold
+ *
+ * A channel's commands hold at most ch->max_data_held bytes of data
+ * buffers at a time (max_channel_data): the bound on what an initiator
+ * that sends many large commands can make the target allocate.  The bytes
+ * go back in srpt_free_data().
+ *
+ * Return: 0, or -ENOSPC when the command would exceed the bound.
+ */
+static int srpt_charge_data(struct srpt_channel *ch,
+			    struct srpt_send_ioctx *ioctx, u32 len)
+{
+	if (atomic_add_return(len, &ch->data_held) > ch->max_data_held) {
+		atomic_sub(len, &ch->data_held);
+		return -ENOSPC;
+	}
+	ioctx->charged = len;
+	return 0;
+}
+
+/**
+ * srpt_slice() - scatterlist over a byte range of a command's data buffer
+ * @ioctx: the command, its buffer allocated
+ * @off: first byte
+ * @len: bytes, more than zero, inside the buffer
+ * @out: room for the entries: one per page the range touches
+ *
+ * Return: entries written to @out.
+ */
+static unsigned int srpt_slice(struct srpt_send_ioctx *ioctx, u32 off, u32 len,
+			       struct scatterlist *out)
+{
+	u32 first = off >> PAGE_SHIFT, last = (off + len - 1) >> PAGE_SHIFT;
+	unsigned int i, n = last - first + 1;
+
+	sg_init_table(out, n);
+	for (i = 0; i < n; i++) {
+		u32 start = i ? 0 : offset_in_page(off);
+		u32 l = min_t(u32, len, PAGE_SIZE - start);
+
+		sg_set_page(&out[i], sg_page(&ioctx->data_sgl[first + i]), l,
+			    start);
+		len -= l;
+	}
+	return n;
+}
+
+/**
+ * srpt_map_data() - set up the RDMA transfers described by an SRP_CMD
+ * @ch: channel
+ * @ioctx: the command
+ * @ci: the parsed command, with @ci->ndesc direct descriptors
+ * @sgl: receives the scatterlist for LIO
+ * @nents: receives its number of entries
+ *
+ * The command gets one data buffer (srpt_alloc_data()), which LIO fills
+ * (reads) or which the RDMA READs fill (writes); each remote buffer gets an
+ * rdma_rw context over its part of it, in order: over the whole buffer when
+ * there is one, over a slice of the buffer's pages (srpt_slice()) when
+ * there are several.
+ *
+ * Return: 0, -ENOSPC when the channel holds its max_channel_data already
+ * (srpt_charge_data()), or another negative errno (srpt_unmap_data()
+ * releases what was set up).
+ */
+int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
+		  const struct srpt_cmd_info *ci, struct scatterlist **sgl,
+		  u32 *nents)
+{
+	enum dma_data_direction dir = ci->dir == SRPT_DIR_OUT ?
+				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	struct scatterlist *slice;
+	u32 i, off = 0;
+	int ret;
+
+	*sgl = NULL;
+	*nents = 0;
+	if (!ci->data_len)
+		return 0;
+	if (ci->ndesc <= SRPT_MAX_INLINE_RW) {
+		ioctx->rw = ioctx->rw_inline;
+	} else {
+		ioctx->rw = kmalloc_array(ci->ndesc, sizeof(*ioctx->rw),
+					  GFP_KERNEL);
+		if (!ioctx->rw)
+			return -ENOMEM;
+	}
+	ret = srpt_charge_data(ch, ioctx, ci->data_len);
+	if (ret)
+		return ret;
+	ret = srpt_alloc_data(ioctx, ci->data_len);
+	if (ret)
+		return ret;
+	if (ci->ndesc > 1) {
+		/* Each slice has an entry per page, one more where unaligned. */
+		ioctx->rdma_sg = kmalloc_array(ioctx->data_nents + ci->ndesc,
+					       sizeof(*ioctx->rdma_sg),
+					       GFP_KERNEL);
+		if (!ioctx->rdma_sg)
+			return -ENOMEM;
+	}
+	slice = ioctx->rdma_sg;
+
+	for (i = 0; i < ci->ndesc; i++) {
+		struct srpt_rw *rw = &ioctx->rw[ioctx->n_rw];
+		struct srpt_buf_desc bd;
+
+		srpt_buf_desc_get(&ci->desc[i], &bd);
+		if (!bd.len)
+			continue;
+		if (slice) {
+			rw->sg = slice;
+			rw->nents = srpt_slice(ioctx, off, bd.len, slice);
+			slice += rw->nents;
+		} else {
+			rw->sg = ioctx->data_sgl;
+			rw->nents = ioctx->data_nents;
+		}
+		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
+				       rw->sg, rw->nents, 0, bd.va, bd.key, dir);
+		if (ret < 0)
+			return ret;
+		ioctx->n_wr += ret;
+		ioctx->n_rw++;
+		off += bd.len;
+	}
+	*sgl = ioctx->data_sgl;
+	*nents = ioctx->data_nents;
+	return 0;
+}
+
+/**
+ * srpt_imm_sgl() - describe immediate data page by page
+ * @sgl: scatterlist of @max entries
+ * @max: entries in @sgl, enough for the longest immediate data of the
+ *	channel (its imm_sg_max)
+ * @buf: the data, inside a receive buffer
+ * @len: bytes of data
+ *
+ * A receive buffer is one slab object, contiguous in memory, but LIO and
+ * pscsi need every entry within a page (see srpt_alloc_pages()): the data
+ * is cut at page boundaries.
+ *
+ * Return: entries used, 0 for no data.
+ */
+unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
+			  u32 len)
+{
+	unsigned int n = 0;
+
+	if (!len)
+		return 0;
+	sg_init_table(sgl, max);
+	while (len && n < max) {
+		u32 l = min_t(u32, len, PAGE_SIZE - offset_in_page(buf));
+
+		sg_set_buf(&sgl[n++], buf, l);
+		buf += l;
+		len -= l;
+	}
+	sg_mark_end(&sgl[n - 1]);
+	return n;
+}
+
+/**
+ * srpt_zero_tail() - clear the part of a data-in buffer LIO did not fill
+ * @ioctx: a command with data for the initiator
+ * @len: bytes LIO produced (se_cmd->data_length)
+ *
+ * The RDMA WRITEs cover the initiator's whole buffers; they were set up
+ * when the command arrived.  When LIO produces less (residual underflow:
+ * an allocation or transfer length below the buffers' size), the rest of
+ * the local buffer still holds what an earlier command left there, such as
+ * another LUN's data, and the WRITEs would carry it to the initiator.
+ */
+void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len)
+{
+	if (ioctx->data_sgl && len < ioctx->data_len)
+		sg_zero_buffer(ioctx->data_sgl, ioctx->data_nents,
+			       ioctx->data_len - len, len);
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: the QP state machine of a channel, and closing a channel.
+ *
+ * INIT, RTR and RTS are set up by the login path (srpt_cm.c), ERR by the
+ * release work (srpt_chlist.c).  srpt_ch_close() is the one entry every
+ * layer may use to end a channel, from any context: it only changes the
+ * channel's state and queues the release work that srpt_ch_alloc() set up.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/build_bug.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+
+#include "srpt.h"
+#include "srpt_trace.h"
+
+/*
+ * struct ib_qp_attr lives on the stack of the QP transition functions.  It
+ * is 216 bytes on x86-64 in 6.1 and 6.12 (two struct rdma_ah_attr).  If a
+ * kernel grows it past this budget the build stops here: then allocate the
+ * attribute with kmalloc() in srpt_ch_qp_modify() instead of raising the
+ * budget, because these functions run in the CM's work queue context on a
+ * kernel stack shared with the RDMA core.
+ */
+#define SRPT_QP_ATTR_STACK_BUDGET	256
+static_assert(sizeof(struct ib_qp_attr) <= SRPT_QP_ATTR_STACK_BUDGET,
+	      "struct ib_qp_attr outgrew its stack budget: see the comment");
+
+/**
+ * srpt_qp_event() - asynchronous event of a channel's QP
+ * @event: the event
+ * @ptr: the channel
+ *
+ * May run in interrupt context.
+ */
+void srpt_qp_event(struct ib_event *event, void *ptr)
+{
+	struct srpt_channel *ch = ptr;
+
+	switch (event->event) {
+	case IB_EVENT_COMM_EST:
+		/* Data arrived before the RTU: let the CM catch up. */
+		if (ch->using_rdma_cm)
+			rdma_notify(ch->rdma_cm_id, event->event);
+		else
+			ib_cm_notify(ch->ib_cm_id, event->event);
+		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		complete(&ch->last_wqe);
+		break;
+	case IB_EVENT_SQ_DRAINED:
+		break;
+	default:
+		pr_warn_ratelimited("%s: QP event %s\n", ch->sess_name,
+				    ib_event_msg(event->event));
+		srpt_ch_close(ch, "QP error event");
+		break;
+	}
+}
+
+/**
+ * srpt_ch_qp_modify() - move the QP of an IB/CM channel to a new state
+ * @ch: the channel
+ * @state: IB_QPS_INIT, IB_QPS_RTR or IB_QPS_RTS
+ *
+ * The attributes come from the CM (ib_cm_init_qp_attr()), which knows the
+ * path, the remote QP number and the negotiated RDMA depths.  The attribute
+ * structure is on the stack; see SRPT_QP_ATTR_STACK_BUDGET.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int srpt_ch_qp_modify(struct srpt_channel *ch, enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	int mask = 0;
+	int ret;
+
+	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (!ret)
+		ret = ib_modify_qp(ch->qp, &attr, mask);
+	trace_srpt_qp_state(ch->id, ch->qp_num, state, ret);
+	return ret;
+}
+
+/**
+ * srpt_ch_qp_init() - move an IB/CM channel's QP from RESET to INIT
+ * @ch: the channel
+ *
+ * Receive buffers can be posted from INIT on.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_qp_init(struct srpt_channel *ch)
+{
+	return srpt_ch_qp_modify(ch, IB_QPS_INIT);
+}
+
+/**
+ * srpt_ch_qp_rtr() - move an IB/CM channel's QP from INIT to RTR
+ * @ch: the channel
+ *
+ * Done before the CM REP is sent, so that the QP can receive as soon as the
+ * initiator has the REP: an initiator may send its first SRP_CMD before the
+ * RTU reaches us.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_qp_rtr(struct srpt_channel *ch)
+{
+	return srpt_ch_qp_modify(ch, IB_QPS_RTR);
+}
+
+/**
+ * srpt_ch_qp_rts() - move an IB/CM channel's QP from RTR to RTS
+ * @ch: the channel
+ *
+ * Done when the RTU arrives (or the first receive completion reports
+ * communication established), from then on the target can send.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_qp_rts(struct srpt_channel *ch)
+{
+	return srpt_ch_qp_modify(ch, IB_QPS_RTS);
+}
+
+/**
+ * srpt_ch_qp_err() - move a channel's QP to the ERR state
+ * @ch: the channel
+ *
+ * Every posted work request then completes with a flush error, which is how
+ * the channel drains.  Allowed from any state.
+ *
+ * Return: 0 or a negative errno.
+ */
+int srpt_ch_qp_err(struct srpt_channel *ch)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int ret = ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+
+	trace_srpt_qp_state(ch->id, ch->qp_num, IB_QPS_ERR, ret);
+	return ret;
+}
+
+/**
+ * srpt_ch_close() - start closing a channel
+ * @ch: the channel
+ * @why: reason, for the log
+ *
+ * Safe in any context (LIO calls close_session under a spinlock, QP events
+ * arrive in interrupt context): it only changes the state and queues the
+ * release work, which does the rest.  Later calls do nothing.  A channel
+ * the login path has not registered yet is only marked: the registration
+ * then fails and the login path frees it.
+ */
+void srpt_ch_close(struct srpt_channel *ch, const char *why)
+{
+	enum srpt_ch_state old;
+	unsigned long flags;
+	bool first, release;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	old = ch->state;
+	first = old < SRPT_CH_DISCONNECTING;
+	if (first)
+		ch->state = SRPT_CH_DISCONNECTING;
+	release = first && ch->registered;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!first)
+		return;
+	trace_srpt_ch_state(ch->sess_name, ch->id, old, SRPT_CH_DISCONNECTING);
+	pr_info("%s: closing channel: %s\n", ch->sess_name, why);
+	if (release)
+		queue_work(system_long_wq, &ch->release_work);
+}

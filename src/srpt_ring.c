@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: receive buffers.
+ *
+ * A receive buffer holds one IU; posted, it is a credit of its channel (or,
+ * in a shared receive queue, of every channel using it).  This file
+ * allocates and maps them, posts them, and gives a buffer back once its
+ * request no longer needs it: srpt_repost_recv() is where a credit is freed.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "srpt.h"
+
+/* Receive buffers of srpt_max_req_size bytes, for every channel. */
+static struct kmem_cache *srpt_recv_cache;
+
+/**
+ * srpt_free_recv_bufs() - unmap and free receive buffers
+ * @ib_dev: device they are mapped for
+ * @ring: the buffers; none may be posted any more
+ * @n: number of entries in @ring
+ */
+void srpt_free_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
+			 u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct srpt_recv_ioctx *r = &ring[i];
+
+		if (!r->buf)
+			continue;
+		ib_dma_unmap_single(ib_dev, r->dma - r->pad,
+				    srpt_max_req_size + r->pad,
+				    DMA_FROM_DEVICE);
+		kmem_cache_free(srpt_recv_cache, r->buf - r->pad);
+		r->buf = NULL;
+	}
+}
+
+/**
+ * srpt_alloc_recv_bufs() - allocate and map receive buffers
+ * @ib_dev: device to map them for
+ * @ring: zeroed array of @n entries
+ * @n: number of buffers
+ * @pad: where in each (512-byte aligned) object IUs are received, below
+ *	%SRPT_IMM_ALIGN
+ * @done: completion handler of the buffers' receives
+ *
+ * Return: 0, or -ENOMEM with nothing left allocated.
+ */
+int srpt_alloc_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
+			 u32 n, u32 pad,
+			 void (*done)(struct ib_cq *cq, struct ib_wc *wc))
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct srpt_recv_ioctx *r = &ring[i];
+		void *obj;
+		u64 dma;
+
+		r->cqe.done = done;
+		INIT_LIST_HEAD(&r->wait_entry);
+		obj = kmem_cache_alloc(srpt_recv_cache, GFP_KERNEL);
+		if (!obj)
+			goto nomem;
+		dma = ib_dma_map_single(ib_dev, obj, srpt_max_req_size + pad,
+					DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ib_dev, dma)) {
+			kmem_cache_free(srpt_recv_cache, obj);
+			goto nomem;
+		}
+		r->pad = pad;
+		r->buf = obj + pad;
+		r->dma = dma + pad;
+	}
+	return 0;
+
+nomem:
+	srpt_free_recv_bufs(ib_dev, ring, n);
+	return -ENOMEM;
+}
+
+/**
+ * srpt_post_recv() - post one receive buffer
+ * @ch: channel owning the buffer (unused, may be NULL, for SRQ buffers)
+ * @r: the buffer; SRQ buffers go to their device's SRQ
+ *
+ * The buffer goes back to the device first: the CPU has read it since the
+ * last receive (srpt_recv_done() synced it for the CPU).
+ *
+ * Return: 0 or the errno of ib_post_recv()/ib_post_srq_recv().
+ */
+int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
+{
+	struct srpt_device *sdev = r->sdev ? r->sdev : ch->sport->sdev;
+	struct ib_sge sge = {
+		.addr = r->dma,
+		.length = srpt_max_req_size,
+		.lkey = sdev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &r->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	ib_dma_sync_single_for_device(sdev->ib_dev, r->dma, srpt_max_req_size,
+				      DMA_FROM_DEVICE);
+	if (r->sdev)
+		return ib_post_srq_recv(r->sdev->srq, &wr, NULL);
+	return ib_post_recv(ch->qp, &wr, NULL);
+}
+
+/**
+ * srpt_iu_uses_credit() - does a received IU spend one of the initiator's
+ * credits?
+ * @r: the receive buffer, byte_len set
+ *
+ * SRP_CRED_RSP and SRP_AER_RSP answer the target's own requests and are not
+ * counted against req_lim; everything else is.
+ *
+ * Return: true if the IU spends a credit.
+ */
+bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r)
+{
+	u8 opcode = r->byte_len ? *(u8 *)r->buf : 0xff;
+
+	return opcode != SRPT_OP_CRED_RSP && opcode != SRPT_OP_AER_RSP;
+}
+
+/**
+ * srpt_repost_recv() - give a receive buffer back, which frees a credit
+ * @ch: channel
+ * @r: the buffer
+ *
+ * A channel's own buffer is not posted once the channel is closing (it
+ * stays idle until the ring is freed); an SRQ buffer always goes back to
+ * the SRQ, which other channels share.  The buffer's IU must still be in
+ * it: its opcode says whether reposting returns a credit.
+ */
+void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
+{
+	unsigned long flags;
+	bool live = READ_ONCE(ch->state) < SRPT_CH_DISCONNECTING;
+	bool credit = srpt_iu_uses_credit(r);
+	int ret;
+
+	if (!live && !r->sdev)
+		return;
+	ret = srpt_post_recv(ch, r);
+	if (ret) {
+		pr_warn_ratelimited("%s: reposting a receive failed (%d)\n",
+				    ch->sess_name, ret);
+		srpt_ch_close(ch, "receive post failed");
+		return;
+	}
+	if (!live || !credit)
+		return;
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->req_lim_delta++;
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_ring_init() - create the cache receive buffers come from
+ *
+ * Each object has room to move the IU so that immediate data is 512-byte
+ * aligned (see srpt_alloc_recv_bufs()).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int srpt_ring_init(void)
+{
+	srpt_recv_cache = kmem_cache_create("ib_srpt_recv_buf",
+					    srpt_max_req_size +
+					    SRPT_IMM_ALIGN - 1,
+					    SRPT_IMM_ALIGN, 0, NULL);
+	return srpt_recv_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * srpt_ring_exit() - destroy the receive buffer cache; none may be left
+ */
+void srpt_ring_exit(void)
+{
+	kmem_cache_destroy(srpt_recv_cache);
+}

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt: command contexts, credits and the send queue.
+ *
+ * Credits: a credit is a posted receive buffer.  Each reposted buffer adds
+ * one to req_lim_delta, each response hands req_lim_delta to the initiator.
+ * A buffer that carries immediate data is reposted when the command's data
+ * is no longer needed, before its response is built.
+ *
+ * Send queue: every post first takes its work requests from sq_wr_avail;
+ * when that would go negative the LIO callback returns -ENOMEM and LIO
+ * retries it later, so a full send queue delays a response, never drops it.
+ * Responses of the driver's own (SRP_CRED_REQ, SRP_T_LOGOUT, errors LIO never
+ * saw) wait on the channel's sq_wait list instead.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/scatterlist.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include "srpt.h"
+#include "srpt_compat.h"
+#include "srpt_trace.h"
+
+static void srpt_send_cred_req(struct srpt_send_ioctx *ioctx);
+
+/**
+ * srpt_take_credits() - credits to return in the next response
+ * @ch: channel
+ *
+ * Return: the receive buffers reposted since the last response.
+ */
+static s32 srpt_take_credits(struct srpt_channel *ch)
+{
+	unsigned long flags;
+	s32 delta;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	delta = ch->req_lim_delta;
+	ch->req_lim_delta = 0;
+	ch->req_lim += delta;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return delta;
+}
+
+/**
+ * srpt_undo_credits() - a response carrying credits could not be posted
+ * @ch: channel
+ * @delta: the credits it carried
+ */
+static void srpt_undo_credits(struct srpt_channel *ch, s32 delta)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->req_lim_delta += delta;
+	ch->req_lim -= delta;
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_sq_reserve() - take send queue entries
+ * @ch: channel
+ * @n: entries needed
+ *
+ * Requests share ch->sq_size entries.  One that needs more than that (a
+ * descriptor table larger than a small srp_sq_size) may also take the
+ * ch->sq_extra entries the QP has beyond them: it drives sq_wr_avail below
+ * zero, which keeps every other request out until its entries are back,
+ * so the QP never holds more than sq_size + sq_extra requests and a large
+ * command waits at most for one other large command.
+ *
+ * Return: true if the entries are now reserved.
+ */
+bool srpt_sq_reserve(struct srpt_channel *ch, unsigned int n)
+{
+	int left = atomic_sub_return(n, &ch->sq_wr_avail);
+
+	if (left >= 0 || (n > ch->sq_size && left >= -(int)ch->sq_extra))
+		return true;
+	atomic_add(n, &ch->sq_wr_avail);
+	return false;
+}
+
+/**
+ * srpt_get_ioctx() - take a free command context
+ * @ch: channel
+ *
+ * Return: the context, or NULL when all are in use or the channel is not
+ * live.
+ */
+struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	/*
+	 * Only while live: a busy context keeps a closing channel's release
+	 * waiting (srpt_ch_wait_idle()), so none may be taken once it could
+	 * have stopped waiting.
+	 */
+	ioctx = ch->state == SRPT_CH_LIVE ?
+		list_first_entry_or_null(&ch->free_list,
+					 struct srpt_send_ioctx, free_entry) :
+		NULL;
+	if (ioctx) {
+		list_del_init(&ioctx->free_entry);
+		ch->n_busy++;
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!ioctx)
+		return NULL;
+
+	ioctx->start = jiffies;
+	ioctx->responded = false;
+	ioctx->cred_req = false;
+	ioctx->t_logout = false;
+	ioctx->reported = false;
+
+	ioctx->state = SRPT_CMD_NEW;
+	ioctx->recv = NULL;
+	ioctx->rw = NULL;
+	ioctx->n_rw = 0;
+	ioctx->n_wr = 0;
+	ioctx->rsp_wrs = 0;
+	ioctx->dir = SRPT_DIR_NONE;
+	ioctx->in_lio = false;
+	return ioctx;
+}
+
+/**
+ * srpt_free_ioctx_locked() - a context back on the free list
+ * @ioctx: the context, busy until now
+ *
+ * Wakes a closing channel's release when the last busy context comes back.
+ * Caller holds ch->lock.
+ */
+static void srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+
+	lockdep_assert_held(&ch->lock);
+	ioctx->state = SRPT_CMD_FREE;
+	list_add(&ioctx->free_entry, &ch->free_list);
+	ch->n_busy--;
+	if (!ch->n_busy && ch->state != SRPT_CH_LIVE)
+		wake_up(&ch->idle_wq);
+}
+
+/**
+ * srpt_put_ioctx() - return a command context to the free list
+ * @ioctx: the context
+ *
+ * Gives back an immediate-data receive buffer still held (aborted command)
+ * and lets requests waiting for a context go on.  When the last busy
+ * context of a live channel was a request that got no response (aborted),
+ * no response is left to carry the credits its buffer freed: the context
+ * is reused at once for an SRP_CRED_REQ that returns them.
+ *
+ * The last busy context of a closing channel wakes the release work, which
+ * then frees the channel: nothing here touches @ch after the lock is
+ * dropped.
+ */
+void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	bool no_rsp = !ioctx->responded;
+	unsigned long flags;
+	bool live, cred;
+
+	srpt_unmap_data(ioctx);
+	if (ioctx->recv) {
+		srpt_repost_recv(ch, ioctx->recv);
+		ioctx->recv = NULL;
+	}
+	kfree(ioctx->cdb_ext);
+	ioctx->cdb_ext = NULL;
+	spin_lock_irqsave(&ch->lock, flags);
+	live = ch->state == SRPT_CH_LIVE;
+	cred = no_rsp && live && ch->n_busy == 1 && ch->req_lim_delta > 0 &&
+	       list_empty(&ch->wait_list);
+	if (!cred) {
+		srpt_free_ioctx_locked(ioctx);
+		if (live && !list_empty(&ch->wait_list))
+			queue_work(system_wq, &ch->wait_work);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (cred)
+		srpt_send_cred_req(ioctx);
+}
+
+/**
+ * srpt_unget_ioctx() - give back a context whose request has to wait
+ * @ioctx: taken by srpt_get_ioctx(), nothing sent for it, its receive
+ *	buffer not reposted (the request goes back on the wait list)
+ */
+void srpt_unget_ioctx(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	unsigned long flags;
+
+	srpt_unmap_data(ioctx);
+	kfree(ioctx->cdb_ext);
+	ioctx->cdb_ext = NULL;
+	spin_lock_irqsave(&ch->lock, flags);
+	srpt_free_ioctx_locked(ioctx);
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_ioctx_done() - a request's response completed or can never be sent
+ * @ioctx: the request
+ *
+ * A request LIO knows goes back through LIO, which calls release_cmd; any
+ * other goes straight back to the free list.
+ */
+static void srpt_ioctx_done(struct srpt_send_ioctx *ioctx)
+{
+	if (ioctx->in_lio)
+		transport_generic_free_cmd(&ioctx->cmd, 0);
+	else
+		srpt_put_ioctx(ioctx);
+}
+
+/**
+ * srpt_post_send() - post a chain of work requests to a channel's send queue
+ * @ch: channel
+ * @first: the chain; its entries are reserved in sq_wr_avail
+ * @what: what is posted, for the log
+ *
+ * With the entries reserved, a full queue cannot be why a post fails: the
+ * QP is unusable, and the channel is closed.  (Retrying would not help, and
+ * a response that is never sent leaves the initiator waiting.)
+ *
+ * Return: 0 or the negative errno of ib_post_send().
+ */
+int srpt_post_send(struct srpt_channel *ch, struct ib_send_wr *first,
+		   const char *what)
+{
+	int ret = srpt_fault_post_send() ? -ENOMEM :
+		  ib_post_send(ch->qp, first, NULL);
+
+	if (unlikely(ret)) {
+		pr_warn_ratelimited("%s: posting %s failed (%d)\n",
+				    ch->sess_name, what, ret);
+		srpt_ch_close(ch, "posting to the send queue failed");
+	}
+	return ret;
+}
+
+/**
+ * srpt_wc_error() - a work request of a channel completed with an error
+ * @ch: channel
+ * @wc: the completion
+ * @what: what the request was, for the log
+ * @tag: tag of the request it belonged to, or 0
+ *
+ * Every error closes the channel, a flush too: the QP is in the error state
+ * then, so nothing more would get through.  Errors other than flushes are
+ * counted (rdma_errors) and logged.
+ */
+void srpt_wc_error(struct srpt_channel *ch, const struct ib_wc *wc,
+		   const char *what, u64 tag)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		atomic64_inc(&ch->stats.rdma_errors);
+		pr_warn_ratelimited("%s: %s for tag 0x%llx failed: %s\n",
+				    ch->sess_name, what, tag,
+				    ib_wc_status_msg(wc->status));
+	}
+	srpt_ch_close(ch, wc->status == IB_WC_WR_FLUSH_ERR ?
+		      "work requests flushed" : "RDMA transfer error");
+}
+
+/**
+ * srpt_watch_rdma_errors() - route the error completions of RDMA requests
+ * @ioctx: the command
+ * @first: its chain of work requests
+ *
+ * rdma_rw leaves every request but the last of a chain without a
+ * completion entry, and unsignaled: the CQ layer drops the error
+ * completion of such a request (it calls only wr_cqe->done), so a failed
+ * RDMA WRITE (bad rkey, initiator gone) went unseen and the channel stayed
+ * live with its QP in error.  Those requests get srpt_rdma_err_done()
+ * (still unsignaled: it runs only for an error).
+ */
+void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
+			    struct ib_send_wr *first)
+{
+	for (; first; first = first->next)
+		if (!first->wr_cqe)
+			first->wr_cqe = &ioctx->rdma_err_cqe;
+}
+
+/**
+ * srpt_post_reserved() - build and post a response, after any RDMA WRITEs
+ * @ioctx: the request
+ * @a: response fields; req_lim_delta is filled in here
+ * @with_data: chain the command's RDMA WRITEs in front of the SEND
+ * @n: send queue entries already reserved for all of it
+ *
+ * The IU is an SRP_RSP, or an SRP_CRED_REQ if @ioctx->cred_req is set, or
+ * an SRP_T_LOGOUT if @ioctx->t_logout is.  An SRP_RSP or SRP_CRED_REQ
+ * carries every credit freed so far.
+ *
+ * Return: 0, or -EIO when the post failed (see srpt_post_send()): then
+ * the entries and the credits are given back and nothing was posted.
+ */
+static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
+			      struct srpt_rsp_args *a, bool with_data,
+			      unsigned int n)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
+	struct ib_send_wr send_wr = { }, *first = &send_wr;
+	struct ib_sge sge;
+	size_t len;
+	int i, ret;
+
+	a->req_lim_delta = ioctx->t_logout ? 0 : srpt_take_credits(ch);
+	if (ioctx->t_logout)
+		len = srpt_build_t_logout(ioctx->rsp_buf, ch->max_ti_iu_len,
+					  ioctx->tag, ch->t_logout_reason);
+	else if (ioctx->cred_req)
+		len = srpt_build_cred_req(ioctx->rsp_buf, ch->max_ti_iu_len,
+					  ioctx->tag, a->req_lim_delta);
+	else
+		len = srpt_build_rsp(ioctx->rsp_buf, ch->max_ti_iu_len, a);
+	ib_dma_sync_single_for_device(ib_dev, ioctx->rsp_dma, len,
+				      DMA_TO_DEVICE);
+
+	sge.addr = ioctx->rsp_dma;
+	sge.length = len;
+	sge.lkey = ch->sport->sdev->pd->local_dma_lkey;
+	send_wr.wr_cqe = &ioctx->send_cqe;
+	send_wr.opcode = IB_WR_SEND;
+	send_wr.send_flags = IB_SEND_SIGNALED;
+	send_wr.sg_list = &sge;
+	send_wr.num_sge = 1;
+
+	if (with_data) {
+		for (i = ioctx->n_rw - 1; i >= 0; i--)
+			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
+						ch->sport->port_num, NULL,
+						first);
+		srpt_watch_rdma_errors(ioctx, first);
+	}
+
+	ioctx->rsp_wrs = n;
+	ioctx->state = SRPT_CMD_RSP_SENT;
+	ioctx->responded = true;
+	trace_srpt_rsp(ch->id, ioctx->tag, ioctx->cred_req, a->status,
+		       a->req_lim_delta, n);
+	ret = srpt_post_send(ch, first, "a response");
+	if (ret) {
+		atomic_add(n, &ch->sq_wr_avail);
+		ioctx->rsp_wrs = 0;
+		ioctx->responded = false;
+		srpt_undo_credits(ch, a->req_lim_delta);
+		ret = -EIO;
+	}
+	return ret;
+}
+
+/**
+ * srpt_post_rsp() - post the response of a command LIO completed
+ * @ioctx: the command
+ * @a: response fields; req_lim_delta is filled in here
+ * @with_data: chain the command's RDMA WRITEs in front of the SEND
+ *
+ * Return: 0, or -ENOMEM when the send queue is full (nothing posted; LIO
+ * retries the callback), or another negative errno.
+ */
+int srpt_post_rsp(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
+		  bool with_data)
+{
+	unsigned int n = 1 + (with_data ? ioctx->n_wr : 0);
+
+	if (!srpt_sq_reserve(ioctx->ch, n)) {
+		atomic64_inc(&ioctx->ch->stats.sq_full);
+		return -ENOMEM;
+	}
+	return srpt_post_reserved(ioctx, a, with_data, n);
+}
+
+/**
+ * srpt_send_own() - post a driver-built response that has its queue entry
+ * @ioctx: the request, @ioctx->rsp filled in
+ */
+static void srpt_send_own(struct srpt_send_ioctx *ioctx)
+{
+	if (srpt_post_reserved(ioctx, &ioctx->rsp, false, 1))
+		srpt_ioctx_done(ioctx);
+}
+
+/**
+ * srpt_sq_kick() - post waiting driver-built responses while there is room
+ * @ch: channel
+ *
+ * Called by whoever queued a response and by every completion that gives
+ * send queue entries back, so a waiting response cannot be forgotten: its
+ * owner re-checks the room after queueing it, and a completion that frees
+ * room after that finds it on the list.
+ */
+void srpt_sq_kick(struct srpt_channel *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&ch->lock, flags);
+		ioctx = list_first_entry_or_null(&ch->sq_wait,
+						 struct srpt_send_ioctx,
+						 sq_entry);
+		if (!ioctx || !srpt_sq_reserve(ch, 1)) {
+			spin_unlock_irqrestore(&ch->lock, flags);
+			return;
+		}
+		list_del_init(&ioctx->sq_entry);
+		spin_unlock_irqrestore(&ch->lock, flags);
+		srpt_send_own(ioctx);
+	}
+}
+
+/**
+ * srpt_sq_released() - send queue entries came back
+ * @ch: channel
+ * @n: how many
+ */
+void srpt_sq_released(struct srpt_channel *ch, unsigned int n)
+{
+	atomic_add(n, &ch->sq_wr_avail);
+	/* Pairs with the ordered srpt_sq_reserve() of a response's owner. */
+	smp_mb__after_atomic();
+	if (!list_empty(&ch->sq_wait))
+		srpt_sq_kick(ch);
+}
+
+/**
+ * srpt_queue_own() - send a response LIO cannot retry for us
+ * @ioctx: the request, @ioctx->rsp filled in
+ *
+ * TMF results, answers to requests LIO never saw and SRP_CRED_REQs are
+ * never dropped: when the send queue is full they wait, in order, on the
+ * channel's sq_wait list until a completion makes room.
+ */
+void srpt_queue_own(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	unsigned long flags;
+	bool now;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	now = list_empty(&ch->sq_wait) && srpt_sq_reserve(ch, 1);
+	if (!now)
+		list_add_tail(&ioctx->sq_entry, &ch->sq_wait);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (now) {
+		srpt_send_own(ioctx);
+		return;
+	}
+	atomic64_inc(&ch->stats.sq_full);
+	srpt_sq_kick(ch);
+}
+
+/**
+ * srpt_send_cred_req() - give freed credits back without a response
+ * @ioctx: a context of the channel, still counted as busy, that carries
+ *	the SRP_CRED_REQ
+ */
+static void srpt_send_cred_req(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+
+	ioctx->state = SRPT_CMD_NEW;
+	ioctx->in_lio = false;
+	ioctx->start = jiffies;
+	ioctx->cred_req = true;
+	/* Unique while in flight; the initiator echoes it in SRP_CRED_RSP. */
+	ioctx->tag = SRPT_CRED_REQ_TAG | (ioctx - ch->ioctx_ring);
+	memset(&ioctx->rsp, 0, sizeof(ioctx->rsp));
+	atomic64_inc(&ch->stats.cred_reqs);
+	srpt_queue_own(ioctx);
+}
+
+/**
+ * srpt_t_logout() - end a channel with an SRP_T_LOGOUT
+ * @ch: channel, live
+ * @reason: SRPT_T_LOGOUT_* reason code
+ *
+ * For protocol errors after which the channel cannot go on (an IU the
+ * target cannot parse at all): the initiator is told why (SRP r16a allows
+ * the target to log out), and the channel is closed once the SRP_T_LOGOUT
+ * has completed (srpt_send_done()).  Until then no more requests are
+ * handled.  If no command context is free the channel is closed at once.
+ */
+void srpt_t_logout(struct srpt_channel *ch, u32 reason)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	first = !ch->t_logout;
+	ch->t_logout = true;
+	ch->t_logout_reason = reason;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!first)
+		return;
+	ioctx = srpt_get_ioctx(ch);
+	if (!ioctx) {
+		srpt_ch_close(ch, "protocol error");
+		return;
+	}
+	ioctx->t_logout = true;
+	ioctx->tag = 0;
+	memset(&ioctx->rsp, 0, sizeof(ioctx->rsp));
+	srpt_queue_own(ioctx);
+}
+
+/**
+ * srpt_send_error_rsp() - answer a request LIO never saw
+ * @ioctx: context taken for the request
+ * @tag: the request's tag
+ * @status: SCSI status
+ * @key: sense key (0 for none)
+ * @asc: additional sense code
+ * @ascq: additional sense code qualifier
+ * @tmf_code: for a task management request, its response code; else -1
+ *
+ * The context goes back to the free list when the SEND completes, or at
+ * once if nothing could be posted.
+ */
+void srpt_send_error_rsp(struct srpt_send_ioctx *ioctx, u64 tag, u8 status,
+			 u8 key, u8 asc, u8 ascq, int tmf_code)
+{
+	struct srpt_rsp_args *a = &ioctx->rsp;
+	u8 *sense = ioctx->sense;
+
+	memset(a, 0, sizeof(*a));
+	a->tag = tag;
+	a->status = status;
+	if (key) {
+		memset(sense, 0, SRPT_FIXED_SENSE_LEN);
+		sense[0] = 0x70;	/* fixed format, current error */
+		sense[2] = key;
+		sense[7] = SRPT_FIXED_SENSE_LEN - 8;
+		sense[12] = asc;
+		sense[13] = ascq;
+		a->sense = sense;
+		a->sense_len = SRPT_FIXED_SENSE_LEN;
+	}
+	if (tmf_code >= 0) {
+		a->has_resp_code = true;
+		a->resp_code = tmf_code;
+	}
+	srpt_queue_own(ioctx);
+}
+
+/**
+ * srpt_rdma_err_done() - an unsignaled RDMA READ or WRITE failed
+ * @cq: completion queue
+ * @wc: its error completion (see srpt_watch_rdma_errors())
+ *
+ * The command's signaled request (the last READ, or the response SEND)
+ * completes after this one, flushed, and finishes the command.
+ */
+void srpt_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_err_cqe);
+
+	srpt_wc_error(ioctx->ch, wc, ioctx->dir == SRPT_DIR_OUT ?
+		      "RDMA READ" : "RDMA WRITE", ioctx->tag);
+}
+
+/**
+ * srpt_send_done() - a response (and its RDMA WRITEs) completed
+ * @cq: completion queue
+ * @wc: completion of the SEND
+ */
+void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, send_cqe);
+	struct srpt_channel *ch = ioctx->ch;
+
+	unsigned int n = ioctx->rsp_wrs;
+
+	ioctx->rsp_wrs = 0;
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		srpt_wc_error(ch, wc, "response", ioctx->tag);
+	/* The initiator has the SRP_T_LOGOUT (or never will): now disconnect. */
+	if (ioctx->t_logout)
+		srpt_ch_close(ch, "protocol error, SRP_T_LOGOUT sent");
+	/* Before the context goes: a closing channel lives while it is busy. */
+	srpt_sq_released(ch, n);
+	ioctx->state = SRPT_CMD_DONE;
+	srpt_ioctx_done(ioctx);
+}
