@@ -105,13 +105,21 @@ style: $(CHECKPATCH)
 		--ignore FILE_PATH_CHANGES \
 		-f $(KSOURCES) $(TSOURCES)
 
-# Unit tests: the pure SRP code (tests/unit) and the C++ SRP test client
-# (tests/client, which also builds the srp-conformance tool).
+# Unit tests: the pure SRP code (tests/unit) and the SRP tools (tools/:
+# srp-conformance with its library and tests, srp-dm), built into
+# build/client. A build/client configured from another source directory
+# (the client lived in tests/client) is started afresh.
 unit:
 	cmake -S $(PROJECT)/tests/unit -B $(PROJECT)/build/unit
 	cmake --build $(PROJECT)/build/unit -j2
 	ctest --test-dir $(PROJECT)/build/unit --output-on-failure
-	cmake -S $(PROJECT)/tests/client -B $(PROJECT)/build/client
+	@if [ -f $(PROJECT)/build/client/CMakeCache.txt ] && \
+	    ! grep -qx 'CMAKE_HOME_DIRECTORY:INTERNAL=$(PROJECT)/tools' \
+		$(PROJECT)/build/client/CMakeCache.txt; then \
+		echo "build/client was configured elsewhere: removed"; \
+		rm -rf $(PROJECT)/build/client; \
+	fi
+	cmake -S $(PROJECT)/tools -B $(PROJECT)/build/client
 	cmake --build $(PROJECT)/build/client -j2
 	ctest --test-dir $(PROJECT)/build/client --output-on-failure
 

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "merge.h"
@@ -33,6 +34,13 @@ CaseResult res(const std::string &name, CaseResult::Status st,
   return r;
 }
 
+// The keys of an object, in their order.
+std::vector<std::string> keys_of(const nlohmann::ordered_json &o) {
+  std::vector<std::string> keys;
+  for (const auto &kv : o.items()) keys.push_back(kv.key());
+  return keys;
+}
+
 }  // namespace
 
 TEST(Merge, ReadsWhatToJsonWrites) {
@@ -50,6 +58,68 @@ TEST(Merge, ReadsWhatToJsonWrites) {
   EXPECT_EQ((*v)[2].status, "fail");
   EXPECT_EQ((*v)[2].got, "tab\there \\ \u00e9");
   EXPECT_EQ((*v)[2].expected, "exp of scsi.inquiry");
+}
+
+// What scripts and the merge read: the keys in this order with these types;
+// tests/guest/compare.sh edits "name": "fuzz..." in place with sed.
+TEST(Report, Shape) {
+  Options o;
+  o.host = "10.0.0.1";
+  o.port = "5000";
+  o.lun = 7;
+  CaseResult r =
+      res("scsi.inquiry", CaseResult::Status::kFail, "q\"\\ \n\t\x01");
+  r.seconds = 1.23456;
+  r.iteration = 3;
+  std::string j = to_json(o, {r}, "conformance");
+  EXPECT_NE(j.find("\"name\": \"scsi.inquiry\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\\u0001"), std::string::npos) << j;
+  auto v = nlohmann::ordered_json::parse(j);
+  EXPECT_EQ(keys_of(v),
+            (std::vector<std::string>{"tool", "mode", "target", "lun",
+                                      "summary", "results"}));
+  EXPECT_EQ(v["tool"], "srp-conformance");
+  EXPECT_EQ(v["mode"], "conformance");
+  EXPECT_EQ(v["target"], "10.0.0.1:5000");
+  EXPECT_TRUE(v["lun"].is_number_unsigned());
+  EXPECT_EQ(v["lun"], 7u);
+  EXPECT_EQ(v["summary"].dump(), R"({"passed":0,"failed":1,"skipped":0})");
+  ASSERT_EQ(v["results"].size(), 1u);
+  const auto &e = v["results"][0];
+  EXPECT_EQ(keys_of(e),
+            (std::vector<std::string>{"name", "status", "expected", "got",
+                                      "reason", "iteration", "seconds"}));
+  EXPECT_EQ(e["status"], "fail");
+  EXPECT_EQ(e["got"], "q\"\\ \n\t\x01");
+  EXPECT_TRUE(e["iteration"].is_number_unsigned());
+  EXPECT_EQ(e["iteration"], 3u);
+  EXPECT_TRUE(e["seconds"].is_number_float());
+  EXPECT_DOUBLE_EQ(e["seconds"].get<double>(), 1.235);
+
+  o.fuzz = true;
+  o.seed = UINT64_MAX;
+  o.iterations = 1000;
+  v = nlohmann::ordered_json::parse(to_json(o, {}, "fuzz"));
+  EXPECT_EQ(keys_of(v),
+            (std::vector<std::string>{"tool", "mode", "target", "lun", "seed",
+                                      "iterations", "summary", "results"}));
+  EXPECT_EQ(v["seed"], UINT64_MAX);
+  EXPECT_EQ(v["iterations"], 1000u);
+  EXPECT_TRUE(v["results"].is_array());
+}
+
+// The one-result reports tests/guest/compare.sh writes itself.
+TEST(Merge, ReadsShellReports) {
+  std::string why;
+  auto v = parse_report(
+      R"({"tool": "compare.sh", "results": [{"name": "fuzz", "status": )"
+      R"("hang", "expected": "", "got": "no \"report\"", "reason": ""}]})"
+      "\n",
+      &why);
+  ASSERT_TRUE(v) << why;
+  ASSERT_EQ(v->size(), 1u);
+  EXPECT_EQ((*v)[0].status, "hang");
+  EXPECT_EQ((*v)[0].got, "no \"report\"");
 }
 
 TEST(Merge, UnicodeEscapesAndUnknownKeys) {
@@ -73,6 +143,11 @@ TEST(Merge, RejectsBrokenJson) {
   EXPECT_NE(why, "");
   EXPECT_FALSE(parse_report("{\"results\": []} x", &why));
   EXPECT_TRUE(parse_report("{\"results\": []}", &why));
+  EXPECT_FALSE(parse_report("[]", &why));
+  EXPECT_FALSE(parse_report("{\"results\": {}}", &why));
+  EXPECT_FALSE(parse_report("{\"results\": [1]}", &why));
+  EXPECT_FALSE(parse_report(
+      "{\"results\": [{\"name\": 1, \"status\": \"pass\"}]}", &why));
 }
 
 TEST(Merge, MostSevereWins) {

@@ -119,7 +119,19 @@ TEST(Cli, Errors) {
       {{"--target", "host:70000"}, "--target"},
       {{"--target", "fe80::1:5000"}, "--target"},
       {{"--data-size", "10"}, "--data-size"},
-      {{"--fuzz=1"}, "unknown option"},
+      {{"--fuzz=1"}, "fuzz"},
+      {{"--json="}, "--json"},
+      {{"--json", ""}, "--json"},
+      {{"--cases"}, "--cases"},
+      {{"--retry-count", "8"}, "--retry-count"},
+      {{"--lun", "0x100000000"}, "--lun"},
+      {{"--fuzz-login-percent", "101"}, "--fuzz-login-percent"},
+      {{"--target-max-it-iu", "0xffffffff"}, "--target-max-it-iu"},
+      {{"positional"}, "unknown option 'positional'"},
+      {{"--"}, "unknown option '--'"},
+      {{"-x"}, "unknown option '-x'"},
+      {{"--verb"}, "unknown option '--verb'"},
+      {{"--lun", "x", "--lun", "1"}, "--lun"},
   };
   for (auto &b : bad) {
     auto a = base();
@@ -128,6 +140,53 @@ TEST(Cli, Errors) {
     EXPECT_FALSE(r.options) << b.extra[0];
     EXPECT_NE(r.error.find(b.msg), std::string::npos) << r.error;
   }
+}
+
+// The options and spellings tests/guest and scripts/ use.
+TEST(Cli, GuestScripts) {
+  auto a = base();
+  for (const char *s :
+       {"--retry-count", "1", "--cases",
+        "protocol.vanish_mid_read_finite_retry,malformed.invalid_rkey_*",
+        "--cases", "acl.*", "--tpg-disabled", "--json", "r.json",
+        "--target-max-it-iu", "0x2044", "--lun", "1"})
+    a.push_back(s);
+  auto r = parse_args(a);
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->retry_count, 1u);
+  EXPECT_EQ(r.options->case_globs,
+            (std::vector<std::string>{"protocol.vanish_mid_read_finite_retry",
+                                      "malformed.invalid_rkey_*", "acl.*"}));
+  EXPECT_TRUE(r.options->tpg_disabled);
+  EXPECT_EQ(r.options->json_path, "r.json");
+  EXPECT_EQ(r.options->target_max_it_iu, 0x2044u);
+  EXPECT_EQ(r.options->lun, 1u);
+
+  a = base();
+  for (const char *s :
+       {"--lun", "2", "--fuzz-scsi", "--seed", "20261203", "--iterations", "50",
+        "--acl-denied", "--cases", "!hostile.*", "--it-iu-len", "8260"})
+    a.push_back(s);
+  r = parse_args(a);
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_TRUE(r.options->fuzz);
+  EXPECT_TRUE(r.options->fuzz_scsi);
+  EXPECT_EQ(r.options->seed, 20261203u);
+  EXPECT_TRUE(r.options->seed_given);
+  EXPECT_EQ(r.options->iterations, 50u);
+  EXPECT_TRUE(r.options->iterations_given);
+  EXPECT_TRUE(r.options->acl_denied);
+  EXPECT_EQ(r.options->case_globs, (std::vector<std::string>{"!hostile.*"}));
+
+  // A value is the next argument whatever it looks like; the last use of
+  // an option counts.
+  r = parse_args({"--list", "--json", "--fuzz", "--lun", "1", "--lun=2"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->json_path, "--fuzz");
+  EXPECT_FALSE(r.options->fuzz);
+  EXPECT_EQ(r.options->lun, 2u);
+  EXPECT_FALSE(r.options->seed_given);
+  EXPECT_EQ(r.options->iterations, 1u);
 }
 
 TEST(Cli, HostPort) {
@@ -170,12 +229,19 @@ TEST(Cli, Glob) {
 
 TEST(Cli, UsageMentionsEveryOption) {
   const std::string u = usage();
-  for (const char *o : {"--target",        "--id-ext",     "--ioc-guid",
-                        "--initiator-ext", "--cases",      "--list",
-                        "--seed",          "--iterations", "--fuzz",
-                        "--json",          "--timeout-ms", "--lun",
-                        "--verbose",       "--help",       "--acl-denied",
-                        "--no-write",      "--it-iu-len",  "--target-max-it-iu",
-                        "--data-size",     "--fuzz-from"})
+  for (const char *o : {"--target",        "--id-ext",
+                        "--ioc-guid",      "--initiator-ext",
+                        "--cases",         "--list",
+                        "--seed",          "--iterations",
+                        "--fuzz",          "--json",
+                        "--timeout-ms",    "--lun",
+                        "--verbose",       "--help",
+                        "--acl-denied",    "--no-write",
+                        "--it-iu-len",     "--target-max-it-iu",
+                        "--data-size",     "--fuzz-from",
+                        "--list-markdown", "--tpg-disabled",
+                        "--fuzz-scsi",     "--retry-count",
+                        "--fuzz-batch",    "--fuzz-login-percent",
+                        "--merge",         "--compare"})
     EXPECT_NE(u.find(o), std::string::npos) << o;
 }

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "cli_parse.h"
 #include "dm.h"
 
 namespace {
@@ -56,56 +58,56 @@ const char kUsage[] =
 
 std::optional<DmOptions> parse(int argc, char **argv, std::string *err) {
   DmOptions o;
-  for (int i = 1; i < argc; i++) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
-      exit(0);
-    }
-    if (i + 1 >= argc) {
-      *err = "missing value for " + a;
-      return std::nullopt;
-    }
-    std::string v = argv[++i];
-    auto num = srp::parse_u64(v);
-    if (a == "--device") {
-      o.device = v;
-    } else if (a == "--dgid") {
-      o.dgid = srp::dm::parse_gid(v);
-      if (!o.dgid) {
-        *err = "bad GID '" + v + "'";
-        return std::nullopt;
-      }
-    } else if (a == "--query") {
-      auto comma = v.find(',');
-      auto attr = srp::parse_u64(v.substr(0, comma));
-      auto mod = comma == std::string::npos
-                     ? std::nullopt
-                     : srp::parse_u64(v.substr(comma + 1));
-      if (!attr || !mod || *attr > 0xffff || *mod > 0xffffffff) {
-        *err = "bad --query '" + v + "' (want ATTR,MOD)";
-        return std::nullopt;
-      }
+  bool help = false;
+  std::string bad;  // the first value that is wrong
+  auto complain = [&bad](const std::string &e) {
+    if (bad.empty()) bad = e;
+  };
+  CLI::App app{"srp-dm"};
+  app.set_help_flag();  // kUsage is the help
+  app.allow_extras();   // reported as "unknown option"
+  srp::cli::flag(app, "-h,--help", &help);
+  srp::cli::value(app, "--device", [&](const std::string &v) { o.device = v; });
+  srp::cli::value(app, "--dgid", [&](const std::string &v) {
+    o.dgid = srp::dm::parse_gid(v);
+    if (!o.dgid) complain("bad GID '" + v + "'");
+  });
+  srp::cli::value(app, "--query", [&](const std::string &v) {
+    auto comma = v.find(',');
+    auto attr = srp::parse_u64(v.substr(0, comma));
+    auto mod = comma == std::string::npos ? std::nullopt
+                                          : srp::parse_u64(v.substr(comma + 1));
+    if (!attr || !mod || *attr > 0xffff || *mod > 0xffffffff)
+      complain("bad --query '" + v + "' (want ATTR,MOD)");
+    else
       o.query = std::make_pair(uint16_t(*attr), uint32_t(*mod));
-    } else if (num && a == "--port") {
-      o.port = int(*num);
-    } else if (num && *num <= 0xffff && a == "--dlid") {
-      o.dlid = uint16_t(*num);
-    } else if (num && a == "--gid-index") {
-      o.gid_index = int(*num);
-    } else if (num && a == "--timeout-ms") {
-      o.timeout_ms = int(*num);
-    } else if (num && a == "--retries") {
-      o.retries = int(*num);
-    } else {
-      *err = "bad argument " + a + " " + v;
-      return std::nullopt;
-    }
+  });
+  // Decimal or 0x-hex numbers up to @max.
+  auto number = [&](const char *name, uint64_t max,
+                    std::function<void(uint64_t)> set) {
+    srp::cli::value(app, name, [=, &complain](const std::string &v) {
+      auto n = srp::parse_u64(v);
+      if (!n || *n > max)
+        complain(std::string("bad argument ") + name + " " + v);
+      else
+        set(*n);
+    });
+  };
+  number("--port", UINT64_MAX, [&](uint64_t n) { o.port = int(n); });
+  number("--dlid", 0xffff, [&](uint64_t n) { o.dlid = uint16_t(n); });
+  number("--gid-index", UINT64_MAX, [&](uint64_t n) { o.gid_index = int(n); });
+  number("--timeout-ms", UINT64_MAX,
+         [&](uint64_t n) { o.timeout_ms = int(n); });
+  number("--retries", UINT64_MAX, [&](uint64_t n) { o.retries = int(n); });
+
+  *err = srp::cli::parse(app, std::vector<std::string>(argv + 1, argv + argc));
+  if (help) {
+    std::cout << kUsage;
+    exit(0);
   }
-  if (o.device.empty()) {
-    *err = "--device is required";
-    return std::nullopt;
-  }
+  if (err->empty()) *err = bad;
+  if (err->empty() && o.device.empty()) *err = "--device is required";
+  if (!err->empty()) return std::nullopt;
   return o;
 }
 

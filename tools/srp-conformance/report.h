@@ -15,7 +15,7 @@ namespace srp {
 std::string result_line(const CaseResult &r);
 // "N passed, N failed, N skipped".
 std::string summary_line(const std::vector<CaseResult> &results);
-std::string json_escape(const std::string &s);
+// The --json report (nlohmann::json; merge.h reads it back).
 std::string to_json(const Options &o, const std::vector<CaseResult> &results,
                     const std::string &mode);
 // The catalogue as plain text (--list) or a Markdown table.

@@ -2,7 +2,10 @@
 #include "cli.h"
 
 #include <cctype>
+#include <functional>
 #include <limits>
+
+#include "cli_parse.h"
 
 namespace srp {
 
@@ -192,158 +195,123 @@ bool glob_match(const std::string &pattern, const std::string &text) {
 ParseResult parse_args(const std::vector<std::string> &args) {
   ParseResult res;
   Options o;
-  bool have_target = false, have_id_ext = false, have_ioc = false,
-       have_ini = false;
+  // The first complaint about a value; CLI11 reports the rest.
+  std::string bad;
+  auto complain = [&bad](const std::string &e) {
+    if (bad.empty()) bad = e;
+  };
+
+  CLI::App app{"srp-conformance"};
+  app.set_help_flag();  // usage() is the help; -h/--help is a flag below
+  app.allow_extras();   // reported as "unknown option"
+  auto value = [&app](const char *name,
+                      std::function<void(const std::string &)> take) {
+    return cli::value(app, name, std::move(take));
+  };
+  // A number (decimal or 0x-hex) in [min, max].
+  auto number = [&](const char *name, uint64_t min, uint64_t max,
+                    const std::string &msg, std::function<void(uint64_t)> set) {
+    return value(name, [=, &complain](const std::string &v) {
+      const auto n = parse_u64(v);
+      if (!n || *n < min || *n > max)
+        complain(msg);
+      else
+        set(*n);
+    });
+  };
+  auto flag = [&app](const char *name, bool *b) {
+    return cli::flag(app, name, b);
+  };
+
+  flag("-h,--help", &o.help);
+  value("--target", [&](const std::string &v) {
+    if (!split_host_port(v, &o.host, &o.port))
+      complain("--target needs HOST:PORT (or [IPv6]:PORT)");
+  });
+  const struct {
+    const char *name;
+    uint64_t *dst;
+  } ids[] = {{"--id-ext", &o.id_ext},
+             {"--ioc-guid", &o.ioc_guid},
+             {"--initiator-ext", &o.initiator_ext}};
+  for (const auto &id : ids) {
+    value(id.name, [&complain, id](const std::string &v) {
+      const auto h = parse_hex64(v);
+      if (!h)
+        complain(std::string(id.name) + " needs a 64-bit hexadecimal value");
+      else
+        *id.dst = *h;
+    });
+  }
+  value("--cases", [&](const std::string &v) {
+    for (const auto &g : split_list(v)) o.case_globs.push_back(g);
+    if (v.empty() || o.case_globs.empty())
+      complain("--cases needs GLOB[,GLOB...]");
+  });
+  flag("--list", &o.list);
+  flag("--list-markdown", &o.list_markdown);
+  number("--seed", 0, UINT64_MAX, "--seed needs a number",
+         [&](uint64_t n) { o.seed = n; });
+  number("--iterations", 1, UINT64_MAX, "--iterations needs a number >= 1",
+         [&](uint64_t n) { o.iterations = n; });
+  number("--fuzz-from", 0, UINT64_MAX, "--fuzz-from needs a number",
+         [&](uint64_t n) { o.fuzz_from = n; });
+  flag("--fuzz", &o.fuzz);
+  flag("--fuzz-scsi", &o.fuzz_scsi);
+  value("--json", [&](const std::string &v) {
+    if (v.empty()) complain("--json needs a file name");
+    o.json_path = v;
+  });
+  number("--timeout-ms", 1, 3600000,
+         "--timeout-ms needs a number of milliseconds (1..3600000)",
+         [&](uint64_t n) { o.timeout_ms = static_cast<uint32_t>(n); });
+  number("--lun", 0, 0xffffffffu, "--lun needs a number",
+         [&](uint64_t n) { o.lun = n; });
+  flag("--verbose", &o.verbose);
+  flag("--acl-denied", &o.acl_denied);
+  flag("--tpg-disabled", &o.tpg_disabled);
+  number("--fuzz-batch", 1, 64, "--fuzz-batch needs a number 1..64",
+         [&](uint64_t n) { o.fuzz_batch = static_cast<uint32_t>(n); });
+  number("--fuzz-login-percent", 0, 100,
+         "--fuzz-login-percent needs a number 0..100",
+         [&](uint64_t n) { o.fuzz_login_percent = static_cast<uint32_t>(n); });
+  value("--merge", [&](const std::string &v) {
+    o.merge_files = split_list(v);
+    if (o.merge_files.empty()) complain("--merge needs FILE[,FILE...]");
+  });
+  value("--compare", [&](const std::string &v) {
+    const auto eq = v.find('=');
+    auto files = eq == std::string::npos || eq == 0
+                     ? std::vector<std::string>{}
+                     : split_list(v.substr(eq + 1));
+    if (files.empty())
+      complain("--compare needs NAME=FILE[,FILE...]");
+    else
+      o.compare.emplace_back(v.substr(0, eq), std::move(files));
+  });
+  flag("--no-write", &o.no_write);
+  number("--it-iu-len", 64, 0xffffffffu, "--it-iu-len needs a number >= 64",
+         [&](uint64_t n) { o.it_iu_len = static_cast<uint32_t>(n); });
+  number("--target-max-it-iu", 64, 0xfffffffeu,
+         "--target-max-it-iu needs a number >= 64",
+         [&](uint64_t n) { o.target_max_it_iu = static_cast<uint32_t>(n); });
+  number("--retry-count", 0, 7, "--retry-count needs 0..7",
+         [&](uint64_t n) { o.retry_count = static_cast<uint8_t>(n); });
+  number("--data-size", 1u << 20, 1ull << 30,
+         "--data-size needs a number of bytes (1 MiB..1 GiB)",
+         [&](uint64_t n) { o.data_size = static_cast<size_t>(n); });
 
   auto fail = [&](const std::string &e) {
     res.error = e;
     return res;
   };
+  const std::string wrong = cli::parse(app, args);
+  if (!wrong.empty()) return fail(wrong);
+  if (!bad.empty()) return fail(bad);
 
-  for (size_t i = 0; i < args.size(); i++) {
-    std::string a = args[i];
-    std::string val;
-    bool inline_val = false;
-    if (a.rfind("--", 0) == 0) {
-      const auto eq = a.find('=');
-      if (eq != std::string::npos) {
-        val = a.substr(eq + 1);
-        a = a.substr(0, eq);
-        inline_val = true;
-      }
-    }
-    auto need = [&](std::string *out) {
-      if (inline_val) {
-        *out = val;
-        return true;
-      }
-      if (i + 1 >= args.size()) return false;
-      *out = args[++i];
-      return true;
-    };
-    auto number = [&](uint64_t *out, uint64_t min, uint64_t max) {
-      std::string v;
-      if (!need(&v)) return false;
-      auto n = parse_u64(v);
-      if (!n || *n < min || *n > max) return false;
-      *out = *n;
-      return true;
-    };
-    auto flag = [&]() { return !inline_val; };
-
-    uint64_t n = 0;
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (a == "--target") {
-      std::string v;
-      if (!need(&v) || !split_host_port(v, &o.host, &o.port))
-        return fail("--target needs HOST:PORT (or [IPv6]:PORT)");
-      have_target = true;
-    } else if (a == "--id-ext" || a == "--ioc-guid" || a == "--initiator-ext") {
-      std::string v;
-      std::optional<uint64_t> h;
-      if (!need(&v) || !(h = parse_hex64(v)))
-        return fail(a + " needs a 64-bit hexadecimal value");
-      if (a == "--id-ext") {
-        o.id_ext = *h;
-        have_id_ext = true;
-      } else if (a == "--ioc-guid") {
-        o.ioc_guid = *h;
-        have_ioc = true;
-      } else {
-        o.initiator_ext = *h;
-        have_ini = true;
-      }
-    } else if (a == "--cases") {
-      std::string v;
-      if (!need(&v) || v.empty()) return fail("--cases needs GLOB[,GLOB...]");
-      size_t start = 0;
-      while (start <= v.size()) {
-        const auto comma = v.find(',', start);
-        const std::string g =
-            v.substr(start, comma == std::string::npos ? std::string::npos
-                                                       : comma - start);
-        if (!g.empty()) o.case_globs.push_back(g);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-      if (o.case_globs.empty()) return fail("--cases needs GLOB[,GLOB...]");
-    } else if (a == "--list" && flag()) {
-      o.list = true;
-    } else if (a == "--list-markdown" && flag()) {
-      o.list_markdown = true;
-    } else if (a == "--seed") {
-      if (!number(&o.seed, 0, UINT64_MAX)) return fail("--seed needs a number");
-      o.seed_given = true;
-    } else if (a == "--iterations") {
-      if (!number(&o.iterations, 1, UINT64_MAX))
-        return fail("--iterations needs a number >= 1");
-      o.iterations_given = true;
-    } else if (a == "--fuzz-from") {
-      if (!number(&o.fuzz_from, 0, UINT64_MAX))
-        return fail("--fuzz-from needs a number");
-    } else if (a == "--fuzz" && flag()) {
-      o.fuzz = true;
-    } else if (a == "--fuzz-scsi" && flag()) {
-      o.fuzz = true;
-      o.fuzz_scsi = true;
-    } else if (a == "--json") {
-      if (!need(&o.json_path) || o.json_path.empty())
-        return fail("--json needs a file name");
-    } else if (a == "--timeout-ms") {
-      if (!number(&n, 1, 3600000))
-        return fail("--timeout-ms needs a number of milliseconds (1..3600000)");
-      o.timeout_ms = static_cast<uint32_t>(n);
-    } else if (a == "--lun") {
-      if (!number(&o.lun, 0, 0xffffffffu)) return fail("--lun needs a number");
-    } else if (a == "--verbose" && flag()) {
-      o.verbose = true;
-    } else if (a == "--acl-denied" && flag()) {
-      o.acl_denied = true;
-    } else if (a == "--tpg-disabled" && flag()) {
-      o.tpg_disabled = true;
-    } else if (a == "--fuzz-batch") {
-      if (!number(&n, 1, 64)) return fail("--fuzz-batch needs a number 1..64");
-      o.fuzz_batch = static_cast<uint32_t>(n);
-    } else if (a == "--fuzz-login-percent") {
-      if (!number(&n, 0, 100))
-        return fail("--fuzz-login-percent needs a number 0..100");
-      o.fuzz_login_percent = static_cast<uint32_t>(n);
-    } else if (a == "--merge") {
-      std::string v;
-      if (!need(&v) || (o.merge_files = split_list(v)).empty())
-        return fail("--merge needs FILE[,FILE...]");
-    } else if (a == "--compare") {
-      std::string v;
-      if (!need(&v)) return fail("--compare needs NAME=FILE[,FILE...]");
-      const auto eq = v.find('=');
-      if (eq == std::string::npos || eq == 0)
-        return fail("--compare needs NAME=FILE[,FILE...]");
-      auto files = split_list(v.substr(eq + 1));
-      if (files.empty()) return fail("--compare needs NAME=FILE[,FILE...]");
-      o.compare.emplace_back(v.substr(0, eq), std::move(files));
-    } else if (a == "--no-write" && flag()) {
-      o.no_write = true;
-    } else if (a == "--it-iu-len") {
-      if (!number(&n, 64, 0xffffffffu))
-        return fail("--it-iu-len needs a number >= 64");
-      o.it_iu_len = static_cast<uint32_t>(n);
-    } else if (a == "--target-max-it-iu") {
-      if (!number(&n, 64, 0xfffffffeu))
-        return fail("--target-max-it-iu needs a number >= 64");
-      o.target_max_it_iu = static_cast<uint32_t>(n);
-    } else if (a == "--retry-count") {
-      if (!number(&n, 0, 7)) return fail("--retry-count needs 0..7");
-      o.retry_count = static_cast<uint8_t>(n);
-    } else if (a == "--data-size") {
-      if (!number(&n, 1u << 20, 1ull << 30))
-        return fail("--data-size needs a number of bytes (1 MiB..1 GiB)");
-      o.data_size = static_cast<size_t>(n);
-    } else {
-      return fail("unknown option '" + args[i] + "'");
-    }
-  }
-
+  o.fuzz = o.fuzz || o.fuzz_scsi;
+  o.seed_given = app.count("--seed") > 0;
+  o.iterations_given = app.count("--iterations") > 0;
   if (o.fuzz && !o.iterations_given) o.iterations = 1000;
   if (o.acl_denied && o.tpg_disabled)
     return fail("--acl-denied and --tpg-disabled exclude each other");
@@ -351,10 +319,11 @@ ParseResult parse_args(const std::vector<std::string> &args) {
     return fail("--merge and --compare exclude each other");
   if (!o.help && !o.list && !o.list_markdown && o.merge_files.empty() &&
       o.compare.empty()) {
-    if (!have_target) return fail("--target HOST:PORT is required");
-    if (!have_id_ext) return fail("--id-ext is required");
-    if (!have_ioc) return fail("--ioc-guid is required");
-    if (!have_ini) return fail("--initiator-ext is required");
+    if (!app.count("--target")) return fail("--target HOST:PORT is required");
+    if (!app.count("--id-ext")) return fail("--id-ext is required");
+    if (!app.count("--ioc-guid")) return fail("--ioc-guid is required");
+    if (!app.count("--initiator-ext"))
+      return fail("--initiator-ext is required");
   }
   res.options = o;
   return res;

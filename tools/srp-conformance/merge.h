@@ -27,7 +27,9 @@ struct Entry {
   std::string reason;
 };
 
-// Parses a report (the whole JSON text). nullopt with @why on errors.
+// Parses a report (the whole JSON text, through nlohmann::json): an object
+// whose "results" is an array of objects, each with string "name" and
+// "status". nullopt with @why on errors.
 std::optional<std::vector<Entry>> parse_report(const std::string &json,
                                                std::string *why);
 

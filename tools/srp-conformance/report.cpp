@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "report.h"
 
-#include <cstdio>
+#include <cmath>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace srp {
@@ -39,64 +40,37 @@ std::string summary_line(const std::vector<CaseResult> &results) {
          " failed, " + std::to_string(c.skip) + " skipped";
 }
 
-std::string json_escape(const std::string &s) {
-  std::string o;
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '"':
-        o += "\\\"";
-        break;
-      case '\\':
-        o += "\\\\";
-        break;
-      case '\n':
-        o += "\\n";
-        break;
-      case '\r':
-        o += "\\r";
-        break;
-      case '\t':
-        o += "\\t";
-        break;
-      default:
-        if (ch < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", ch);
-          o += buf;
-        } else {
-          o += static_cast<char>(ch);
-        }
-    }
-  }
-  return o;
-}
-
 std::string to_json(const Options &o, const std::vector<CaseResult> &results,
                     const std::string &mode) {
-  auto q = [](const std::string &s) { return "\"" + json_escape(s) + "\""; };
-  std::ostringstream j;
+  using nlohmann::ordered_json;
   const Counts c = count(results);
-  j << "{\n  \"tool\": \"srp-conformance\",\n  \"mode\": " << q(mode)
-    << ",\n  \"target\": " << q(o.host + ":" + o.port)
-    << ",\n  \"lun\": " << o.lun;
-  if (o.fuzz)
-    j << ",\n  \"seed\": " << o.seed << ",\n  \"iterations\": " << o.iterations;
-  j << ",\n  \"summary\": {\"passed\": " << c.pass << ", \"failed\": " << c.fail
-    << ", \"skipped\": " << c.skip << "},\n  \"results\": [";
-  for (size_t i = 0; i < results.size(); i++) {
-    const CaseResult &r = results[i];
+  ordered_json j;
+  j["tool"] = "srp-conformance";
+  j["mode"] = mode;
+  j["target"] = o.host + ":" + o.port;
+  j["lun"] = o.lun;
+  if (o.fuzz) {
+    j["seed"] = o.seed;
+    j["iterations"] = o.iterations;
+  }
+  j["summary"] = {{"passed", c.pass}, {"failed", c.fail}, {"skipped", c.skip}};
+  ordered_json rs = ordered_json::array();
+  for (const CaseResult &r : results) {
     const char *st = r.status == CaseResult::Status::kPass   ? "pass"
                      : r.status == CaseResult::Status::kFail ? "fail"
                                                              : "skip";
-    char secs[32];
-    std::snprintf(secs, sizeof(secs), "%.3f", r.seconds);
-    j << (i ? ",\n" : "\n") << "    {\"name\": " << q(r.name)
-      << ", \"status\": \"" << st << "\", \"expected\": " << q(r.expected)
-      << ", \"got\": " << q(r.got) << ", \"reason\": " << q(r.reason)
-      << ", \"iteration\": " << r.iteration << ", \"seconds\": " << secs << "}";
+    // Milliseconds, as the report always had them.
+    rs.push_back({{"name", r.name},
+                  {"status", st},
+                  {"expected", r.expected},
+                  {"got", r.got},
+                  {"reason", r.reason},
+                  {"iteration", r.iteration},
+                  {"seconds", std::round(r.seconds * 1000) / 1000}});
   }
-  j << "\n  ]\n}\n";
-  return j.str();
+  j["results"] = std::move(rs);
+  // Bytes that are not UTF-8 become U+FFFD rather than an exception.
+  return j.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string list_cases(bool markdown) {
