@@ -49,18 +49,10 @@ entry() {
 # in-tree driver (insmod by path); rdma_cm_port is set through configfs for
 # both by cmp_config.
 cmp_load() {
-	local ko deps
+	local ko
 	if [[ $1 == ours ]]; then ko=$SRPT_KO; else ko=$INTREE_KO; fi
-	[[ -f $ko ]] || {
-		echo "module $ko not found"
-		return 1
-	}
-	deps=$(modinfo -F depends "$ko") || return 1
-	# shellcheck disable=SC2086 # word splitting wanted
-	[[ -z $deps ]] || modprobe -a ${deps//,/ } || return 1
-	log "insmod $ko"
 	modinfo "$ko" | grep -E '^(filename|version|vermagic|srcversion)' || true
-	insmod "$ko"
+	insmod_ko "$ko"
 }
 
 # cmp_config: ramdisk LUN 0, target named after rxe0's GID, an ACL for the

@@ -20,16 +20,11 @@ INTREE_KO=$(compgen -G "/lib/modules/$KVER/kernel/drivers/infiniband/ulp/srpt/ib
 # load_intree: the in-tree ib_srpt, by path (an installed copy of ours in
 # updates/ must not stand in for it), after its dependencies.
 load_intree() {
-	local deps
 	[[ -n $INTREE_KO ]] || {
 		echo "no in-tree ib_srpt under /lib/modules/$KVER/kernel" >&2
 		return 1
 	}
-	deps=$(modinfo -F depends "$INTREE_KO") || return 1
-	# shellcheck disable=SC2086 # word splitting wanted
-	[[ -z $deps ]] || modprobe -a ${deps//,/ } || return 1
-	log "insmod $INTREE_KO"
-	insmod "$INTREE_KO"
+	insmod_ko "$INTREE_KO"
 }
 
 # load_impl IMPL: load "ours" or "intree".

@@ -49,12 +49,7 @@ ibcm_load() {
 	mountpoint -q /sys/kernel/debug ||
 		mount -t debugfs debugfs /sys/kernel/debug || return 1
 	ibcm_unload || return 1
-	local deps
-	deps=$(modinfo -F depends "$IBCM_KO") || return 1
-	# shellcheck disable=SC2086 # word splitting wanted
-	modprobe -a ${deps//,/ } || return 1
-	log "insmod $IBCM_KO"
-	insmod "$IBCM_KO"
+	insmod_ko "$IBCM_KO"
 }
 
 # ibcm_unload: remove the initiator module if it is loaded.

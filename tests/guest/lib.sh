@@ -371,15 +371,18 @@ port_guid() {
 	echo "${g:16:4}:${g:20:4}:${g:24:4}:${g:28:4}"
 }
 
-# srpt_deps: the modules ib_srpt depends on (from modinfo).
-srpt_deps() {
-	local d
-	if [[ $SRPT_INTREE == 1 ]]; then
-		d=$(modinfo -F depends ib_srpt)
-	else
-		d=$(modinfo -F depends "$SRPT_KO")
-	fi
-	echo "${d//,/ }"
+# insmod_ko KO [PARAM=VALUE...]: load a module file by path after the
+# modules it depends on (modinfo), so that a copy of the same name elsewhere
+# (an installed ib_srpt in updates/, the in-tree one) cannot stand in.
+insmod_ko() {
+	local ko=$1 deps
+	shift
+	[[ -f $ko ]] || { echo "insmod_ko: $ko not found" >&2; return 1; }
+	deps=$(modinfo -F depends "$ko") || return 1
+	# shellcheck disable=SC2086 # word splitting wanted
+	[[ -z $deps ]] || modprobe -a ${deps//,/ } || return 1
+	log "insmod $ko $*"
+	insmod "$ko" "$@"
 }
 
 # srpt_is_ours: the loaded ib_srpt is the module under test (same
@@ -393,7 +396,6 @@ srpt_is_ours() {
 # load_srpt [PARAM=VALUE...]: load the module under test: ours by path with
 # insmod after loading its dependencies, or the in-tree one (SRPT_INTREE=1).
 load_srpt() {
-	local deps
 	if [[ $SRPT_INTREE == 1 ]]; then
 		log "modprobe ib_srpt $*"
 		modprobe ib_srpt "$@"
@@ -403,13 +405,7 @@ load_srpt() {
 		echo "load_srpt: $SRPT_KO not found (run 'make KVER=$KVER')" >&2
 		return 1
 	fi
-	deps=$(srpt_deps) || return 1
-	if [[ -n $deps ]]; then
-		# shellcheck disable=SC2086 # word splitting wanted
-		modprobe -a $deps || return 1
-	fi
-	log "insmod $SRPT_KO $*"
-	insmod "$SRPT_KO" "$@"
+	insmod_ko "$SRPT_KO" "$@"
 }
 
 # srpt_loaded: is an ib_srpt module loaded?

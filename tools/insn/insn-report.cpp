@@ -3,7 +3,7 @@
  * insn-report DIR: the tables of scripts/bench --insn from a run's files.
  *
  * Reads, in DIR (one run of scripts/bench --insn):
- *   insn.jsonl            the guest's records (tests/guest/bench-insn.sh):
+ *   insn.jsonl            the guest's records (tools/bench/guest-bench-insn.sh):
  *                         one "meta", one "syms" per driver pass (the file
  *                         of its /proc/kallsyms dump), one "window" per
  *                         measured fio job, in the order the guest ran them

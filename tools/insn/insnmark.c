@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * insnmark.so: preloaded into fio in the guest (LD_PRELOAD) by
- * tests/guest/bench-insn.sh, it executes the start and stop marks of
+ * tools/bench/guest-bench-insn.sh, it executes the start and stop marks of
  * tools/insn/insncount.c around exactly fio's I/O loop: the start mark as
  * the job's first io_submit() begins, the stop mark when io_getevents() has
  * returned the INSN_MARK_IOS-th completion (fio --number_ios issues exactly

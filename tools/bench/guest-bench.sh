@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/guest/bench.sh: guest side of scripts/bench.  Runs inside
+# tools/bench/guest-bench.sh: guest side of scripts/bench.  Runs inside
 # the VM (scripts/vm sets KVER, RESULTS, PROJECT) and measures OUR ib_srpt
 # ($SRPT_KO) against the kernel's IN-TREE ib_srpt in the same boot, on the
 # same rxe0, the same ramdisk backstore (LIO rd_mcp) and the same fio jobs,
@@ -52,7 +52,8 @@
 # No 'set -e': lib.sh's helpers are written for explicit checks (|| die).
 set -uo pipefail
 
-GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+# The guest library of the test suite.
+GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../../tests/guest
 # shellcheck source=tests/guest/lib.sh
 . "$GUEST_DIR/lib.sh"
 # shellcheck source=tests/guest/login.sh
@@ -105,19 +106,15 @@ variant_params() {
 # RDMA/CM port as a parameter; the in-tree one through configfs
 # (srp_target_up writes discovery_auth/rdma_cm_port).
 load_driver() {
-	local drv=$1 ko deps
+	local drv=$1 ko
 	ko=$(driver_ko "$drv")
 	[[ -n $ko && -f $ko ]] || { echo "no module file for $drv ($ko)" >&2; return 1; }
 	srpt_loaded && { unload_srpt || return 1; }
-	deps=$(modinfo -F depends "$ko") || return 1
-	# shellcheck disable=SC2086 # word splitting wanted
-	[[ -z $deps ]] || modprobe -a ${deps//,/ } || return 1
-	log "insmod $ko"
 	if [[ $drv == ours* ]]; then
 		# shellcheck disable=SC2046 # word splitting wanted
-		insmod "$ko" rdma_cm_port="$SRP_PORT" $(variant_params "$drv") || return 1
+		insmod_ko "$ko" rdma_cm_port="$SRP_PORT" $(variant_params "$drv") || return 1
 	else
-		insmod "$ko" || return 1
+		insmod_ko "$ko" || return 1
 	fi
 	loaded_is "$drv" "$ko" || return 1
 	modprobe ib_srp || return 1
@@ -540,7 +537,7 @@ use_driver() {
 	CUR_CH=$ch
 }
 
-# tests/guest/bench-insn.sh sources this file for its functions only.
+# tools/bench/guest-bench-insn.sh sources this file for its functions only.
 [[ ${BENCH_LIB_ONLY:-0} == 1 ]] && return 0
 
 mkdir -p "$RESULTS/fio"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/guest/bench-insn.sh: guest side of scripts/bench --insn, the
+# tools/bench/guest-bench-insn.sh: guest side of scripts/bench --insn, the
 # deterministic benchmark.  Runs inside a one-vCPU VM (scripts/vm sets
 # KVER, RESULTS, PROJECT) whose QEMU has the TCG plugin
 # tools/insn/insncount.so loaded: the plugin counts the guest instructions
@@ -41,10 +41,9 @@
 # ran its N I/Os inside a window; 1 otherwise.
 set -uo pipefail
 
-GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 BENCH_LIB_ONLY=1 BENCH_MEM_LOGINS=0
-# shellcheck source=tests/guest/bench.sh
-. "$GUEST_DIR/bench.sh"
+# shellcheck source=tools/bench/guest-bench.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/guest-bench.sh"
 
 : "${INSN_JOBS:=4k-randread-qd1:2000 4k-randread-qd32:2000 4k-randwrite-qd32:2000 64k-randrw-qd16:1000 128k-read-qd8:1000 128k-write-qd8:1000}"
 : "${INSN_PASSES:=ours intree ours}"
