@@ -2,10 +2,12 @@
 # tests/guest/lib.sh: helpers for scripts that run inside the test guest
 # (started by scripts/vm, which sets KVER, RESULTS and PROJECT).
 #
-# Case protocol:
+# Case protocol (KTAP, Documentation/dev-tools/ktap.rst):
+#   ktap_begin               prints the version line, "KTAP version 1"
 #   run_case NAME FUNCTION   runs FUNCTION in a subshell with its output in
-#                            $RESULTS/cases/NAME.log and prints one line,
-#                            "PASS: NAME" or "FAIL: NAME: reason".
+#                            $RESULTS/cases/NAME.log and prints one result
+#                            line, "ok N NAME" or "not ok N NAME # reason"
+#                            (directive TIMEOUT or ERROR where it applies)
 #   Inside FUNCTION:
 #     fail MSG               records MSG as the reason and ends the case
 #     pass                   ends the case successfully (optional: returning
@@ -44,6 +46,7 @@ CASES_DIR=$RESULTS/cases
 
 N_PASSED=0
 N_FAILED=0
+KTAP_N=0 # result lines printed
 CASE_NAME=""
 OOPSED_IN="" # name of the case during which the kernel oopsed
 
@@ -169,7 +172,7 @@ run_case() {
 	mkdir -p "$CASES_DIR"
 	if [[ -n $OOPSED_IN && " $CASES_AFTER_OOPS " != *" $name "* ]]; then
 		N_FAILED=$((N_FAILED + 1))
-		echo "FAIL: $name: not run, the kernel oopsed in case $OOPSED_IN"
+		ktap_result "not ok" "$name" "ERROR not run, the kernel oopsed in case $OOPSED_IN"
 		return 1
 	fi
 	# The case runs in a subshell so that 'fail' can end it with 'exit'.
@@ -208,18 +211,31 @@ run_case() {
 	fi
 	if [[ $rc == 0 && ! -s $CASES_DIR/$name.reason ]]; then
 		N_PASSED=$((N_PASSED + 1))
-		echo "PASS: $name"
+		ktap_result ok "$name"
 		return 0
 	fi
 	reason=""
 	[[ -s $CASES_DIR/$name.reason ]] && read -r reason <"$CASES_DIR/$name.reason"
 	[[ -n $reason ]] || reason="exit status $rc; last output: $(tail -n 1 "$CASES_DIR/$name.log")"
 	N_FAILED=$((N_FAILED + 1))
-	echo "FAIL: $name: $reason"
+	[[ $reason == "case timed out after"* ]] && reason="TIMEOUT $reason"
+	ktap_result "not ok" "$name" "$reason"
 	return 1
 }
 
-# summary: print the totals as the last line; status 1 if anything failed.
+# ktap_begin: the KTAP version line, before the first result.
+ktap_begin() { echo "KTAP version 1"; }
+
+# ktap_result RESULT NAME [DIAGNOSTIC]: one KTAP result line, numbered in
+# the order the cases ran ("ok" or "not ok"; the diagnostic after a "#").
+ktap_result() {
+	KTAP_N=$((KTAP_N + 1))
+	echo "$1 $KTAP_N $2${3:+ # $3}"
+}
+
+# summary: the totals as the last line; status 1 if anything failed.  (No
+# KTAP plan line: which cases run is only known once they ran, and KTAP
+# lets the plan be left out then.)
 summary() {
 	echo "$N_PASSED passed, $N_FAILED failed"
 	[[ $N_FAILED == 0 ]]

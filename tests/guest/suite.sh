@@ -355,6 +355,7 @@ case_dmesg() {
 	dmesg_check --all
 }
 
+ktap_begin
 run_case setup case_setup
 run_case load_default case_load_default
 run_case load_params case_load_params
