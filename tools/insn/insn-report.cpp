@@ -29,14 +29,12 @@
  * blocks do not add up to its header), 2 for usage errors.
  */
 #include <algorithm>
-#include <cerrno>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdarg>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -47,6 +45,9 @@
 #include <vector>
 
 #include <dirent.h>
+#include <getopt.h>
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -58,269 +59,74 @@ namespace {
 
 // ------------------------------------------------------------------ JSON --
 
-// A small JSON value: enough to read the guest's records and write the
-// report (objects keep their key order).
-struct Json {
-	enum Type { Null, Bool, Num, Str, Arr, Obj } type = Null;
-	bool b = false;
-	double n = 0;
-	std::string s;
-	std::vector<Json> a;
-	std::vector<std::pair<std::string, Json>> o;
+// The guest's records and the report: objects keep their key order.
+using Json = nlohmann::ordered_json;
 
-	Json() = default;
-	Json(double v) : type(Num), n(v) {}
-	Json(const std::string &v) : type(Str), s(v) {}
-	Json(const char *v) : type(Str), s(v) {}
-	static Json array() { Json j; j.type = Arr; return j; }
-	static Json object() { Json j; j.type = Obj; return j; }
-	static Json maybe(const double *v) { return v ? Json(*v) : Json(); }
+// A number of the report as it has always been written: integers in full,
+// others to 6 significant digits (printf's %.6g), null if not finite.
+Json number(double v)
+{
+	char buf[32];
 
-	const Json *get(const std::string &k) const
-	{
-		if (type != Obj)
-			return nullptr;
-		for (const auto &kv : o)
-			if (kv.first == k)
-				return &kv.second;
+	if (!std::isfinite(v))
 		return nullptr;
+	if (v != std::floor(v) || std::fabs(v) >= 9e15) {
+		std::snprintf(buf, sizeof(buf), "%.6g", v);
+		v = std::strtod(buf, nullptr);
+		if (v != std::floor(v) || std::fabs(v) >= 9e15)
+			return v;
 	}
-	std::string str(const std::string &k, const std::string &def = "") const
-	{
-		const Json *v = get(k);
-		if (!v || v->type == Null)
-			return def;
-		if (v->type == Str)
-			return v->s;
-		return v->dump();
-	}
-	double num(const std::string &k, double def = 0) const
-	{
-		const Json *v = get(k);
-		return v && v->type == Num ? v->n : def;
-	}
-	Json &set(const std::string &k, Json v)
-	{
-		for (auto &kv : o)
-			if (kv.first == k) {
-				kv.second = std::move(v);
-				return kv.second;
-			}
-		type = Obj;
-		o.emplace_back(k, std::move(v));
-		return o.back().second;
-	}
-	void push(Json v) { type = Arr; a.push_back(std::move(v)); }
-
-	std::string dump(int indent = -1, int depth = 0) const;
-};
-
-void dump_string(std::string &out, const std::string &s)
-{
-	out += '"';
-	for (unsigned char c : s) {
-		switch (c) {
-		case '"': out += "\\\""; break;
-		case '\\': out += "\\\\"; break;
-		case '\n': out += "\\n"; break;
-		case '\t': out += "\\t"; break;
-		case '\r': out += "\\r"; break;
-		default:
-			if (c < 0x20) {
-				char buf[8];
-				std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-				out += buf;
-			} else {
-				out += static_cast<char>(c);
-			}
-		}
-	}
-	out += '"';
+	return static_cast<int64_t>(v);
 }
 
-std::string Json::dump(int indent, int depth) const
+// j's floating-point numbers as number() writes them.
+void round_numbers(Json &j)
 {
-	std::string out, nl, pad, pad_in;
-	char buf[64];
-
-	if (indent >= 0) {
-		nl = "\n";
-		pad.assign(static_cast<size_t>(indent * depth), ' ');
-		pad_in.assign(static_cast<size_t>(indent * (depth + 1)), ' ');
-	}
-	switch (type) {
-	case Null: return "null";
-	case Bool: return b ? "true" : "false";
-	case Num:
-		if (!std::isfinite(n))
-			return "null";
-		if (n == std::floor(n) && std::fabs(n) < 9e15)
-			std::snprintf(buf, sizeof(buf), "%.0f", n);
-		else
-			std::snprintf(buf, sizeof(buf), "%.6g", n);
-		return buf;
-	case Str: dump_string(out, s); return out;
-	case Arr:
-		if (a.empty())
-			return "[]";
-		out = "[" + nl;
-		for (size_t i = 0; i < a.size(); i++)
-			out += pad_in + a[i].dump(indent, depth + 1) + (i + 1 < a.size() ? "," : "") + nl;
-		return out + pad + "]";
-	case Obj:
-		if (o.empty())
-			return "{}";
-		out = "{" + nl;
-		for (size_t i = 0; i < o.size(); i++) {
-			out += pad_in;
-			dump_string(out, o[i].first);
-			out += indent >= 0 ? ": " : ":";
-			out += o[i].second.dump(indent, depth + 1) + (i + 1 < o.size() ? "," : "") + nl;
-		}
-		return out + pad + "}";
-	}
-	return "null";
+	if (j.is_number_float())
+		j = number(j.get<double>());
+	else if (j.is_structured())
+		for (auto &v : j)
+			round_numbers(v);
 }
 
-class JsonParser {
-public:
-	explicit JsonParser(const std::string &text) : t(text) {}
+std::string dump(Json j, int indent = -1)
+{
+	round_numbers(j);
+	return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
 
-	Json parse()
-	{
-		Json v = value();
-		ws();
-		if (p != t.size())
-			fail("trailing characters");
-		return v;
+Json parse(const std::string &text, const std::string &where)
+{
+	try {
+		return Json::parse(text);
+	} catch (const Json::parse_error &e) {
+		std::string what = e.what();
+		size_t p = what.find("] ");	// "[json.exception.parse_error.N] "
+		die("bad JSON (" + (p == std::string::npos ? what : what.substr(p + 2)) +
+		    ") in " + where);
 	}
+}
 
-private:
-	const std::string &t;
-	size_t p = 0;
+// Member k of object j: a string as it is, other values in JSON; def if
+// there is no such member or it is null.
+std::string str(const Json &j, const std::string &k, const std::string &def = "")
+{
+	if (!j.is_object())
+		return def;
+	auto it = j.find(k);
+	if (it == j.end() || it->is_null())
+		return def;
+	return it->is_string() ? it->get<std::string>() : dump(*it);
+}
 
-	[[noreturn]] void fail(const char *what)
-	{
-		die(std::string("bad JSON (") + what + ") at offset " + std::to_string(p));
-	}
-	void ws()
-	{
-		while (p < t.size() && std::strchr(" \t\r\n", t[p]))
-			p++;
-	}
-	bool eat(char c)
-	{
-		ws();
-		if (p < t.size() && t[p] == c) {
-			p++;
-			return true;
-		}
-		return false;
-	}
-	void expect(char c)
-	{
-		if (!eat(c))
-			fail("unexpected character");
-	}
-	std::string string()
-	{
-		std::string s;
-
-		expect('"');
-		while (p < t.size() && t[p] != '"') {
-			char c = t[p++];
-			if (c != '\\') {
-				s += c;
-				continue;
-			}
-			if (p >= t.size())
-				fail("escape");
-			c = t[p++];
-			switch (c) {
-			case 'n': s += '\n'; break;
-			case 't': s += '\t'; break;
-			case 'r': s += '\r'; break;
-			case 'b': s += '\b'; break;
-			case 'f': s += '\f'; break;
-			case 'u': {
-				if (p + 4 > t.size())
-					fail("escape");
-				unsigned long u = std::strtoul(t.substr(p, 4).c_str(), nullptr, 16);
-				p += 4;
-				// UTF-8 of the BMP code point (surrogates kept as they are).
-				if (u < 0x80) {
-					s += static_cast<char>(u);
-				} else if (u < 0x800) {
-					s += static_cast<char>(0xc0 | (u >> 6));
-					s += static_cast<char>(0x80 | (u & 0x3f));
-				} else {
-					s += static_cast<char>(0xe0 | (u >> 12));
-					s += static_cast<char>(0x80 | ((u >> 6) & 0x3f));
-					s += static_cast<char>(0x80 | (u & 0x3f));
-				}
-				break;
-			}
-			default: s += c;
-			}
-		}
-		if (p >= t.size())
-			fail("unterminated string");
-		p++;
-		return s;
-	}
-	Json value()
-	{
-		Json v;
-
-		ws();
-		if (p >= t.size())
-			fail("end of input");
-		char c = t[p];
-		if (c == '{') {
-			p++;
-			v = Json::object();
-			if (eat('}'))
-				return v;
-			do {
-				ws();
-				std::string k = string();
-				expect(':');
-				v.o.emplace_back(k, value());
-			} while (eat(','));
-			expect('}');
-		} else if (c == '[') {
-			p++;
-			v = Json::array();
-			if (eat(']'))
-				return v;
-			do
-				v.a.push_back(value());
-			while (eat(','));
-			expect(']');
-		} else if (c == '"') {
-			v = Json(string());
-		} else if (!t.compare(p, 4, "true")) {
-			p += 4;
-			v.type = Json::Bool;
-			v.b = true;
-		} else if (!t.compare(p, 5, "false")) {
-			p += 5;
-			v.type = Json::Bool;
-		} else if (!t.compare(p, 4, "null")) {
-			p += 4;
-		} else {
-			const char *s = t.c_str() + p;
-			char *end;
-			errno = 0;
-			double d = std::strtod(s, &end);
-			if (end == s || errno)
-				fail("bad value");
-			p += static_cast<size_t>(end - s);
-			v = Json(d);
-		}
-		return v;
-	}
-};
+// Member k of object j if it is a number, def otherwise.
+double num(const Json &j, const std::string &k, double def = 0)
+{
+	if (!j.is_object())
+		return def;
+	auto it = j.find(k);
+	return it != j.end() && it->is_number() ? it->get<double>() : def;
+}
 
 std::string read_text(const std::string &path)
 {
@@ -489,11 +295,6 @@ double get(const std::map<std::string, double> &m, const std::string &k)
 	return it == m.end() ? 0 : it->second;
 }
 
-Json num(double v)
-{
-	return std::isfinite(v) ? Json(v) : Json();
-}
-
 std::string fmt(double v, const char *f = "%.0f")
 {
 	char buf[64];
@@ -571,18 +372,18 @@ void Report::load()
 	std::string line;
 	bool have_meta = false;
 
-	while (std::getline(in, line))
+	for (int n = 1; std::getline(in, line); n++)
 		if (line.find_first_not_of(" \t\r") != std::string::npos)
-			recs.push_back(JsonParser(line).parse());
+			recs.push_back(parse(line, dir + "/insn.jsonl line " + std::to_string(n)));
 	for (const auto &r : recs) {
-		std::string kind = r.str("kind");
+		std::string kind = str(r, "kind");
 		if (kind == "meta" && !have_meta) {
 			meta = r;
 			have_meta = true;
 		} else if (kind == "syms") {
-			syms[r.str("pass")] = std::make_unique<Symbols>(dir + "/" + r.str("file"));
-			if (r.get("taint"))
-				loaded[r.str("pass")] = {r.str("srcversion"), r.str("taint")};
+			syms[str(r, "pass")] = std::make_unique<Symbols>(dir + "/" + str(r, "file"));
+			if (r.contains("taint"))
+				loaded[str(r, "pass")] = {str(r, "srcversion"), str(r, "taint")};
 		} else if (kind == "window") {
 			windows.push_back(&r);
 		}
@@ -592,9 +393,10 @@ void Report::load()
 	std::string host = dir + "/host.json";
 	if (FILE *f = std::fopen(host.c_str(), "r")) {
 		std::fclose(f);
-		Json h = JsonParser(read_text(host)).parse();
-		for (const auto &kv : h.o)
-			meta.set(kv.first, kv.second);
+		Json h = parse(read_text(host), host);
+		if (h.is_object())
+			for (const auto &kv : h.items())
+				meta[kv.key()] = kv.value();
 	}
 	if (windows.empty())
 		die("no measured window in insn.jsonl");
@@ -614,15 +416,15 @@ void Report::load()
 		    std::to_string(files) + " written by the plugin");
 
 	for (const Json *w : windows) {
-		std::string pass = w->str("pass"), job = w->str("job");
+		std::string pass = str(*w, "pass"), job = str(*w, "job");
 		char name[32];
-		std::snprintf(name, sizeof(name), "win-%04d.tbs", static_cast<int>(w->num("seq")));
+		std::snprintf(name, sizeof(name), "win-%04d.tbs", static_cast<int>(num(*w, "seq")));
 		if (!syms.count(pass))
 			die("no symbols for pass " + pass);
 		Window win = read_window(dir + "/windows/" + name, *syms[pass]);
 		Measured m;
-		m.driver = w->str("driver");
-		m.ios = static_cast<uint64_t>(w->num("ios"));
+		m.driver = str(*w, "driver");
+		m.ios = static_cast<uint64_t>(num(*w, "ios"));
 		if (!m.ios)
 			die(std::string(name) + ": no I/O count");
 		double n = static_cast<double>(m.ios);
@@ -635,7 +437,7 @@ void Report::load()
 		data[{pass, job}] = std::move(m);
 		if (std::none_of(passes.begin(), passes.end(),
 				 [&](const Pass &p) { return p.name == pass; }))
-			passes.push_back({pass, w->str("driver")});
+			passes.push_back({pass, str(*w, "driver")});
 		if (std::find(jobs.begin(), jobs.end(), job) == jobs.end())
 			jobs.push_back(job);
 	}
@@ -698,79 +500,79 @@ Json Report::to_json() const
 {
 	Json out = Json::object(), jp = Json::array(), jj = Json::array();
 
-	out.set("meta", meta);
+	out["meta"] = meta;
 	for (const auto &p : passes) {
 		Json o = Json::object();
-		o.set("pass", p.name);
-		o.set("driver", p.driver);
-		jp.push(o);
+		o["pass"] = p.name;
+		o["driver"] = p.driver;
+		jp.push_back(o);
 	}
-	out.set("passes", jp);
+	out["passes"] = jp;
 	for (const auto &r : results) {
 		Json j = Json::object(), ratio = Json::object(), pp = Json::object();
-		j.set("job", r.job);
-		j.set("ios", static_cast<double>(r.ios));
+		j["job"] = r.job;
+		j["ios"] = r.ios;
 		auto side = [&](double total, const std::map<std::string, double> &mods) {
 			if (!std::isfinite(total))
 				return Json();
 			Json s = Json::object(), m = Json::object();
-			s.set("total", total);
+			s["total"] = total;
 			for (const auto &kv : mods)
-				m.set(kv.first, num(kv.second));
-			s.set("modules", m);
+				m[kv.first] = number(kv.second);
+			s["modules"] = m;
 			return s;
 		};
-		j.set("ours", side(r.ours, r.ours_mods));
-		j.set("intree", side(r.intree, r.intree_mods));
-		ratio.set("total", num(r.ours / r.intree));
+		j["ours"] = side(r.ours, r.ours_mods);
+		j["intree"] = side(r.intree, r.intree_mods);
+		ratio["total"] = number(r.ours / r.intree);
 		for (const auto &m : MAIN_MODULES)
-			ratio.set(m, num(get(r.ours_mods, m) / get(r.intree_mods, m)));
-		j.set("ratio", ratio);
+			ratio[m] = number(get(r.ours_mods, m) / get(r.intree_mods, m));
+		j["ratio"] = ratio;
 		Json aa;
 		if (r.ours_totals.size() >= 2) {
 			aa = Json::object();
-			aa.set("passes", static_cast<double>(r.ours_totals.size()));
-			aa.set("total_pct", num(spread_pct(r.ours_totals)));
+			aa["passes"] = r.ours_totals.size();
+			aa["total_pct"] = number(spread_pct(r.ours_totals));
 			auto it = r.ours_mod_passes.find("ib_srpt");
-			aa.set("ib_srpt_pct", it == r.ours_mod_passes.end() ? Json()
-					      : num(spread_pct(it->second)));
+			aa["ib_srpt_pct"] = it == r.ours_mod_passes.end() ? Json()
+					    : number(spread_pct(it->second));
 		}
-		j.set("aa", aa);
+		j["aa"] = aa;
 		if (r.intree_totals.size() >= 2)
-			j.set("aa_intree_total_pct", num(spread_pct(r.intree_totals)));
+			j["aa_intree_total_pct"] = number(spread_pct(r.intree_totals));
 		Json top = Json::array();
 		for (const auto &d : r.top) {
 			Json t = Json::object();
-			t.set("function", d.func);
-			t.set("ours", num(d.ours));
-			t.set("intree", num(d.intree));
-			t.set("diff", num(d.ours - d.intree));
-			t.set("ours_aa_range", num(d.aa));
-			top.push(t);
+			t["function"] = d.func;
+			t["ours"] = number(d.ours);
+			t["intree"] = number(d.intree);
+			t["diff"] = number(d.ours - d.intree);
+			t["ours_aa_range"] = number(d.aa);
+			top.push_back(t);
 		}
-		j.set("top_functions", top);
+		j["top_functions"] = top;
 		for (const auto &p : passes) {
 			const Measured *m = at(p.name, r.job);
 			if (!m)
 				continue;
 			Json o = Json::object(), mods = Json::object(), funcs = Json::object();
-			o.set("driver", m->driver);
-			o.set("total", m->total);
-			o.set("insns", static_cast<double>(m->insns));
+			o["driver"] = m->driver;
+			o["total"] = m->total;
+			o["insns"] = m->insns;
 			for (const auto &kv : m->mods)
-				mods.set(kv.first, kv.second);
-			o.set("modules", mods);
+				mods[kv.first] = kv.second;
+			o["modules"] = mods;
 			// Functions of at least one instruction per I/O.
 			for (const auto &kv : m->funcs)
 				if (kv.second >= 1)
-					funcs.set(kv.first, kv.second);
-			o.set("functions", funcs);
-			pp.set(p.name, o);
+					funcs[kv.first] = kv.second;
+			o["functions"] = funcs;
+			pp[p.name] = o;
 		}
-		j.set("per_pass", pp);
-		jj.push(j);
+		j["per_pass"] = pp;
+		jj.push_back(j);
 	}
-	out.set("jobs", jj);
+	out["jobs"] = jj;
 	return out;
 }
 
@@ -782,12 +584,12 @@ std::string Report::render() const
 
 	for (const auto &p : passes)
 		plist += (plist.empty() ? "" : ", ") + p.name;
-	add("ib_srpt instruction counts: ours (" + meta.str("commit", "?") + ") vs the in-tree ib_srpt, kernel " +
-	    meta.str("kver", "?") + ", " + meta.str("date", "?"));
-	add("QEMU/TCG, " + meta.str("guest_cpus", "1") + " vCPU, " +
-	    meta.str("icount", "no icount") + ", plugin tools/insn/insncount.c; rxe0, " +
-	    meta.str("backstore", "?") + ", ib_srp ch_count=" + meta.str("ch", "1") +
-	    ", fio iomem=" + meta.str("iomem", "malloc"));
+	add("ib_srpt instruction counts: ours (" + str(meta, "commit", "?") + ") vs the in-tree ib_srpt, kernel " +
+	    str(meta, "kver", "?") + ", " + str(meta, "date", "?"));
+	add("QEMU/TCG, " + str(meta, "guest_cpus", "1") + " vCPU, " +
+	    str(meta, "icount", "no icount") + ", plugin tools/insn/insncount.c; rxe0, " +
+	    str(meta, "backstore", "?") + ", ib_srp ch_count=" + str(meta, "ch", "1") +
+	    ", fio iomem=" + str(meta, "iomem", "malloc"));
 	add("passes in order: " + plist + "; a driver's figure is the mean of its passes");
 	if (!loaded.empty()) {
 		std::string l, warn;
@@ -893,9 +695,9 @@ std::string Report::render() const
 				       fmt(d.aa, "%.1f").c_str(), d.func.c_str()));
 	}
 	add("");
-	if (meta.get("wall_s"))
-		add("Run time: " + meta.str("wall_s", "?") + " s in all (build, wait for the VM lock, boot, guest); QEMU ran " +
-		    meta.str("qemu_s", "?") + " s");
+	if (meta.contains("wall_s"))
+		add("Run time: " + str(meta, "wall_s", "?") + " s in all (build, wait for the VM lock, boot, guest); QEMU ran " +
+		    str(meta, "qemu_s", "?") + " s");
 	return t;
 }
 
@@ -903,7 +705,7 @@ int Report::run()
 {
 	load();
 	compute();
-	std::string json = to_json().dump(1) + "\n", text = render();
+	std::string json = dump(to_json(), 1) + "\n", text = render();
 	std::ofstream jf(dir + "/insn.json"), tf(dir + "/insn.txt");
 	jf << json;
 	tf << text;
@@ -917,10 +719,26 @@ int Report::run()
 
 int main(int argc, char **argv)
 {
-	if (argc != 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
-		std::fprintf(argc == 2 ? stdout : stderr,
-			     "usage: insn-report DIR   (the tables of a scripts/bench --insn run)\n");
-		return argc == 2 ? 0 : 2;
+	static const char usage[] =
+		"usage: insn-report DIR   (the tables of a scripts/bench --insn run)\n";
+	static const struct option opts[] = {
+		{"help", no_argument, nullptr, 'h'},
+		{nullptr, 0, nullptr, 0},
+	};
+	int c;
+
+	// "+": options only before DIR, as "insn-report DIR -h" never was help.
+	while ((c = getopt_long(argc, argv, "+h", opts, nullptr)) != -1) {
+		std::fputs(usage, c == 'h' ? stdout : stderr);
+		return c == 'h' ? 0 : 2;
 	}
-	return Report(argv[1]).run();
+	if (optind != argc - 1) {
+		std::fputs(usage, stderr);
+		return 2;
+	}
+	try {
+		return Report(argv[optind]).run();
+	} catch (const std::exception &e) {
+		die(e.what());
+	}
 }
