@@ -107,7 +107,7 @@ style: $(CHECKPATCH)
 
 # Unit tests: the pure SRP code (tests/unit) and the SRP tools (tools/:
 # srp-conformance with its library and tests, srp-dm), built into
-# build/client. A build/client configured from another source directory
+# build/client, and the benchmark's insn-report on a synthetic run. A build/client configured from another source directory
 # (the client lived in tests/client) is started afresh.
 unit:
 	cmake -S $(PROJECT)/tests/unit -B $(PROJECT)/build/unit
@@ -122,6 +122,7 @@ unit:
 	cmake -S $(PROJECT)/tools -B $(PROJECT)/build/client
 	cmake --build $(PROJECT)/build/client -j2
 	ctest --test-dir $(PROJECT)/build/client --output-on-failure
+	$(MAKE) -C $(PROJECT)/tools/insn check
 
 # Section-9 man pages of the kernel-doc comments in src/*.c, in
 # build/man/man9 (man -l build/man/man9/<function>.9); fails on any
