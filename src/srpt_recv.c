@@ -269,22 +269,21 @@ int srpt_device_get_srq(struct srpt_device *sdev)
 
 	for (i = 0; i < n; i++) {
 		ret = srpt_post_recv(NULL, &sdev->srq_ring[i]);
-		if (ret)
-			goto destroy;
+		if (ret) {
+			srpt_device_free_srq(sdev);
+			goto fail;
+		}
 	}
 	pr_info("%s: shared receive queue of %u buffers\n",
 		dev_name(&ib_dev->dev), n);
 	return 0;
 
-destroy:
-	ib_destroy_srq(srq);
-	sdev->srq = NULL;
-	sdev->srq_size = 0;
 free_bufs:
 	srpt_free_recv_bufs(ib_dev, sdev->srq_ring, n);
 free_ring:
 	kvfree(sdev->srq_ring);
 	sdev->srq_ring = NULL;
+fail:
 	pr_err("%s: creating the SRQ failed (%d)\n", dev_name(&ib_dev->dev),
 	       ret);
 	return ret;
@@ -292,7 +291,8 @@ free_ring:
 
 /**
  * srpt_device_free_srq() - destroy a device's SRQ and free its buffers
- * @sdev: the device, being removed; no channel of it is left
+ * @sdev: the device: being removed, with no channel of it left, or in
+ *	srpt_device_get_srq() when posting its buffers failed
  */
 void srpt_device_free_srq(struct srpt_device *sdev)
 {
@@ -303,4 +303,5 @@ void srpt_device_free_srq(struct srpt_device *sdev)
 	kvfree(sdev->srq_ring);
 	sdev->srq = NULL;
 	sdev->srq_ring = NULL;
+	sdev->srq_size = 0;
 }
