@@ -105,10 +105,11 @@ style: $(CHECKPATCH)
 		--ignore FILE_PATH_CHANGES \
 		-f $(KSOURCES) $(TSOURCES)
 
-# Unit tests: the pure SRP code (tests/unit) and the SRP tools (tools/:
+# Unit tests: the pure SRP code (tests/unit), the SRP tools (tools/:
 # srp-conformance with its library and tests, srp-dm), built into
-# build/client, and the benchmark's insn-report on a synthetic run. A build/client configured from another source directory
-# (the client lived in tests/client) is started afresh.
+# build/client, and the benchmark's insn-report on a synthetic run.  A
+# build/client configured from another source directory (the client lived
+# in tests/client) is started afresh.
 unit:
 	cmake -S $(PROJECT)/tests/unit -B $(PROJECT)/build/unit
 	cmake --build $(PROJECT)/build/unit -j2

@@ -8,7 +8,7 @@
 # first io_submit up to the N-th completion of a job of --number_ios=N).
 #
 # Passes (INSN_PASSES, default "ours intree ours"): each loads that ib_srpt
-# (bench.sh's load_driver: ours from $SRPT_KO, the in-tree one by path),
+# (guest-bench.sh's load_driver: ours from $SRPT_KO, the in-tree one by path),
 # logs ib_srp in with ch_count=1 over RDMA/CM on rxe0 (LIO ramdisk LUN),
 # dumps /proc/kallsyms for the host to map the counts to functions, runs
 # every job once unmeasured (warm-up, INSN_WARMUP I/Os each) and then once
@@ -32,7 +32,7 @@
 # output to $RESULTS/insn/.  tools/insn/insn-report makes the tables.
 #
 # Knobs (environment, set by scripts/bench --insn):
-#   INSN_JOBS     "JOB:N ..." (job names of bench.sh's job_args; N I/Os)
+#   INSN_JOBS     "JOB:N ..." (job names of guest-bench.sh's job_args; N I/Os)
 #   INSN_PASSES   drivers in order (ours, intree)
 #   INSN_WARMUP   I/Os per job in the unmeasured warm-up (default 256)
 #   INSN_MARK_SO  the mark library (default $PROJECT/build/insn/insnmark.so)
