@@ -166,7 +166,7 @@ dump_case_tasks() {
 
 # run_case NAME FUNCTION [ARGS...]
 run_case() {
-	local name=$1 fn=$2 rc reason splats pid wd
+	local name=$1 fn=$2 rc reason splats pid wd t0
 	shift 2
 	if [[ -n ${SUITE_CASES:-} && $name != setup && $name != dmesg &&
 		" ${SUITE_CASES//,/ } " != *" $name "* ]]; then
@@ -182,6 +182,7 @@ run_case() {
 		ktap_result "not ok" "$name" "ERROR not run, the kernel oopsed in case $OOPSED_IN"
 		return 1
 	fi
+	t0=$SECONDS
 	# The case runs in a subshell so that 'fail' can end it with 'exit'.
 	(
 		case_begin "$name"
@@ -219,6 +220,7 @@ run_case() {
 	if [[ $rc == 0 && ! -s $CASES_DIR/$name.reason ]]; then
 		N_PASSED=$((N_PASSED + 1))
 		ktap_result ok "$name"
+		ktap_time "$name" "$t0"
 		return 0
 	fi
 	reason=""
@@ -227,6 +229,7 @@ run_case() {
 	N_FAILED=$((N_FAILED + 1))
 	[[ $reason == "case timed out after"* ]] && reason="TIMEOUT $reason"
 	ktap_result "not ok" "$name" "$reason"
+	ktap_time "$name" "$t0"
 	return 1
 }
 
@@ -239,6 +242,11 @@ ktap_result() {
 	KTAP_N=$((KTAP_N + 1))
 	echo "$1 $KTAP_N $2${3:+ # $3}"
 }
+
+# ktap_time NAME START: a KTAP diagnostic line with the guest seconds case
+# NAME took since START (a $SECONDS value), for finding where the suite's
+# time goes.
+ktap_time() { echo "# $1: $((SECONDS - $2)) s"; }
 
 # summary: the totals as the last line; status 1 if anything failed.  (No
 # KTAP plan line: which cases run is only known once they ran, and KTAP
