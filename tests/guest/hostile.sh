@@ -62,7 +62,7 @@ hostile_cdb() {
 # reports no host or driver error and no timeout; else the case fails.
 # Appends "STATUS WHAT" to $HOSTILE_TALLY.
 hostile_sg() {
-	local dev=$1 dir=$2 len=$3 what=$4 out rc status
+	local dev=$1 dir=$2 len=$3 what=$4 out rc status line
 	shift 4
 	local -a data=()
 	if ((len > 0)); then
@@ -74,15 +74,25 @@ hostile_sg() {
 	fi
 	out=$(sg_raw -t 30 "${data[@]}" "$dev" "$@" 2>&1)
 	rc=$?
+	# Parsed in bash: a sed or grep per command would cost a process
+	# start each under TCG, more than the command itself.
 	status=GOOD
-	[[ $rc == 0 ]] || status=$(sed -n 's/^SCSI Status: *//p' <<<"$out" | head -n 1)
+	if [[ $rc != 0 ]]; then
+		status=
+		[[ $out =~ (^|$'\n')"SCSI Status:"" "*([^$'\n']*) ]] && status=${BASH_REMATCH[2]}
+	fi
 	echo "${status// /_} $what" >>"$HOSTILE_TALLY"
-	if [[ -z $status ]] || grep -qiE 'host_status|driver_status|timed out|timeout' <<<"$out"; then
+	if [[ -z $status || ${out,,} =~ host_status|driver_status|timed\ out|timeout ]]; then
 		echo "sg_raw ${data[*]} $dev $*: exit status $rc"
 		echo "$out"
 		fail "$what: no SCSI status (sg_raw exit status $rc): $(head -n 2 <<<"$out" | tr '\n' ' ')"
 	fi
-	[[ $rc == 0 ]] || log "$what: $status: $(grep -m1 -iE 'sense key|asc' <<<"$out")"
+	[[ $rc == 0 ]] && return 0
+	while IFS= read -r line; do
+		[[ ${line,,} == *"sense key"* || ${line,,} == *asc* ]] && break
+		line=
+	done <<<"$out"
+	log "$what: $status: $line"
 }
 
 # hostile_sg_storm DEV MAXLEN: every command of HOSTILE_SG_CMDS, plus
