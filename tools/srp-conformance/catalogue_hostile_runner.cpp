@@ -60,8 +60,10 @@ class Runner {
 
   void run() {
     prepare();
-    for (uint64_t n : lengths())
+    for (uint64_t n : lengths()) {
       for (const Plan &p : plans(n)) shoot(p);
+      check_scratch();
+    }
     finish();
   }
 
@@ -174,11 +176,38 @@ class Runner {
           a.senses.end());
     if (sp_.needs & kNeedsWrite) ctx_.mark_scratch_dirty();
     ctx_.log("hostile: " + what);
+    // A data-out buffer given to a command that must not write the medium
+    // is looked for once per buffer length (check_scratch): a wrong write
+    // of a salted pattern stays in the scratch area until then.
+    if ((sp_.check == Check::kRead || sp_.check == Check::kUnchanged) &&
+        p.dir == DataDir::kOut)
+      unchecked_.push_back(what);
     const Fired f = fire(ctx_, s_, cdb, p.b, shot, a, data, what);
     if (f.rsp.status != kStatusGood) return;
     const std::string bad = semantics(p, field, f, shot, data);
     if (!bad.empty())
       throw Failure{"GOOD with the effect the command describes: " + what, bad};
+  }
+
+  // After the sends of one buffer length: the scratch area as before them
+  // if any of them gave a data-out buffer to a command that must not write
+  // the medium (whatever its status). One read-back of the whole area per
+  // length instead of one per send: the payloads are salted patterns, so a
+  // wrong write is still there, and the failure names every send since
+  // the last check.
+  void check_scratch() {
+    if (unchecked_.empty()) return;
+    std::string sends;
+    for (const std::string &w : unchecked_)
+      sends += (sends.empty() ? "" : "; ") + w;
+    unchecked_.clear();
+    const Bytes now = read_back(f_.scratch_blocks);
+    for (size_t i = 0; i < now.size(); i++)
+      if (now[i] != ref_[i])
+        throw Failure{"the medium unchanged by data-out buffers: " + sends,
+                      "the scratch area changed at byte " + std::to_string(i) +
+                          " (" + hex8(ref_[i]) + " -> " + hex8(now[i]) +
+                          "): a data-out buffer was written to the medium"};
   }
 
   // @blocks blocks from the scratch area's first LBA.
@@ -362,17 +391,9 @@ class Runner {
     switch (sp_.check) {
       case Check::kRead:
       case Check::kUnchanged:
-        if (p.dir == DataDir::kOut) {
-          // A data-out buffer is not data to write.
-          const Bytes now = read_back(f_.scratch_blocks);
-          for (size_t i = 0; i < now.size(); i++)
-            if (now[i] != ref_[i])
-              return "the scratch area changed at byte " + std::to_string(i) +
-                     " (" + hex8(ref_[i]) + " -> " + hex8(now[i]) +
-                     "): the data-out buffer was written to the medium";
+        // A data-out buffer is not data to write: check_scratch().
+        if (p.dir == DataDir::kOut || sp_.check == Check::kUnchanged)
           return "";
-        }
-        if (sp_.check == Check::kUnchanged) return "";
         [[fallthrough]];
       case Check::kStatic: {
         if (!have_ref_ || p.dir != DataDir::kIn) return "";
@@ -441,6 +462,7 @@ class Runner {
   const Accept accept_;
   Bytes ref_;
   bool have_ref_ = false;
+  std::vector<std::string> unchecked_;  // data-out sends since check_scratch
   Bytes list_;
   bool copy_ok_ = false;
   std::optional<std::vector<uint8_t>> alua_;
