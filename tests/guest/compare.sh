@@ -33,9 +33,8 @@ json_str() {
 	local s=$1
 	s=${s//\\/\\\\}
 	s=${s//\"/\\\"}
-	s=${s//$'\t'/ }
-	s=${s//$'\n'/ }
-	s=${s//$'\r'/ }
+	# JSON allows no control character in a string: each becomes a space.
+	s=${s//[[:cntrl:]]/ }
 	printf '"%s"' "$s"
 }
 
