@@ -732,9 +732,13 @@ case_cred_req_foreign_reset() {
 	check login_path "$b_ext"
 	da=$(lun1_disk "$(<"/tmp/path-$a_ext")") || fail "no LUN 1 for A"
 	db=$(lun1_disk "$(<"/tmp/path-$b_ext")") || fail "no LUN 1 for B"
-	# A's SCSI layer gives up on the unanswered write after 3 s: ABORT TASK
-	# (for a task the target no longer has: "function complete"), retry.
-	check sysfs_write "/sys/block/${da#/dev/}/device/timeout" 3
+	# A's SCSI layer gives up on the unanswered write after 10 s: ABORT
+	# TASK (for a task the target no longer has: "function complete"),
+	# retry.  That must come after the credit request: a response to A's
+	# ABORT TASK would carry the credit back first, and no SRP_CRED_REQ
+	# would be needed (seen with 3 s on the debug kernel, where the
+	# reset came 4 s after the write).
+	check sysfs_write "/sys/block/${da#/dev/}/device/timeout" 10
 	check slow_lun_hold
 	dd if=/dev/zero of="$da" bs=4k count=1 oflag=direct status=none &
 	wpid=$!
