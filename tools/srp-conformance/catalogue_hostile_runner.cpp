@@ -197,17 +197,18 @@ class Runner {
   // the last check.
   void check_scratch() {
     if (unchecked_.empty()) return;
-    std::string sends;
-    for (const std::string &w : unchecked_)
-      sends += (sends.empty() ? "" : "; ") + w;
-    unchecked_.clear();
     const Bytes now = read_back(f_.scratch_blocks);
-    for (size_t i = 0; i < now.size(); i++)
-      if (now[i] != ref_[i])
-        throw Failure{"the medium unchanged by data-out buffers: " + sends,
-                      "the scratch area changed at byte " + std::to_string(i) +
-                          " (" + hex8(ref_[i]) + " -> " + hex8(now[i]) +
-                          "): a data-out buffer was written to the medium"};
+    for (size_t i = 0; i < now.size(); i++) {
+      if (now[i] == ref_[i]) continue;
+      std::string sends;
+      for (const std::string &w : unchecked_)
+        sends += (sends.empty() ? "" : "; ") + w;
+      throw Failure{"the medium unchanged by data-out buffers: " + sends,
+                    "the scratch area changed at byte " + std::to_string(i) +
+                        " (" + hex8(ref_[i]) + " -> " + hex8(now[i]) +
+                        "): a data-out buffer was written to the medium"};
+    }
+    unchecked_.clear();
   }
 
   // @blocks blocks from the scratch area's first LBA.
