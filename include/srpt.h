@@ -165,7 +165,7 @@ struct srpt_tport {
  * @tag:	portal group tag (from a directory name tpgt_<tag>, else 1)
  * @enabled:	logins accepted
  * @max_rdma_size: largest single RDMA transfer, for the device-management
- *		agent's IOControllerProfile (not advertised yet)
+ *		agent's IOControllerProfile (srpt_tpg_rdma_size())
  * @max_rsp_size: largest target-to-initiator IU (max_ti_iu_len)
  * @sq_size:	send queue depth of each channel
  * @use_srq:	1: channels share the device's SRQ; 0: own receive rings
@@ -600,6 +600,7 @@ void srpt_tpg_remove(struct srpt_tpg *tpg);
 void srpt_tpg_set_enabled(struct srpt_tpg *tpg, bool enable);
 void srpt_tpg_put(struct srpt_tpg *tpg);
 void srpt_tpg_wait_unused(struct srpt_tpg *tpg);
+u32 srpt_tpg_rdma_size(struct srpt_port *sport);
 struct srpt_tpg *srpt_tpg_for_login(struct srpt_port *sport,
 				    const struct srpt_initiator *ini,
 				    char *acl_name, size_t acl_name_len,

@@ -42,8 +42,8 @@ static_assert(SRPT_MAD_STATUS_UNSUP_METHOD_ATTR ==
  * The controller GUID, the identifier extension and the service ID are all
  * srpt_service_guid, which is what a login must carry as target port ID and
  * what the IB/CM listens on.  The queue depths are those a channel on this
- * device gets; the RDMA transfer size is the default of the per-portal-group
- * attribute srp_max_rdma_size, since the controller is per port.
+ * device gets; the RDMA transfer size is that of the portal group logins
+ * on this port go to (srpt_tpg_rdma_size()).
  */
 static void srpt_mad_params(struct srpt_port *sport, struct srpt_dm_params *p)
 {
@@ -61,7 +61,7 @@ static void srpt_mad_params(struct srpt_port *sport, struct srpt_dm_params *p)
 	p->send_queue_depth = srpt_rq_size(attrs);
 	p->rdma_read_depth = min_t(u32, attrs->max_qp_rd_atom, U8_MAX);
 	p->send_size = srpt_max_req_size;
-	p->rdma_size = SRPT_DEF_RDMA_SIZE;
+	p->rdma_size = srpt_tpg_rdma_size(sport);
 	p->change_id = 1;
 	p->id_string = "Linux SRP target ib_srpt " SRPT_VERSION;
 }

@@ -181,6 +181,45 @@ static bool srpt_tpg_find_acl(struct srpt_tpg *tpg,
 }
 
 /**
+ * srpt_tpg_rdma_size() - the RDMA transfer size a port's I/O controller
+ * reports
+ * @sport: the port
+ *
+ * The srp_max_rdma_size of the portal group logins on @sport would go to
+ * (the first enabled group of a target port named after its GID or GUID;
+ * the first group when none is enabled), but no more than that group's
+ * max_cmd_data: no single transfer can be larger than the command it
+ * belongs to.  %SRPT_DEF_RDMA_SIZE when the port has no target port.
+ *
+ * Return: bytes.
+ */
+u32 srpt_tpg_rdma_size(struct srpt_port *sport)
+{
+	struct srpt_tpg *tpg, *pick = NULL;
+	struct srpt_tport *tport;
+	u32 size = SRPT_DEF_RDMA_SIZE;
+	union ib_gid gid;
+
+	srpt_port_get_gid(sport, &gid);
+	mutex_lock(&srpt_cfg_mutex);
+	list_for_each_entry(tport, &srpt_tport_list, list) {
+		if (!srpt_name_matches_port_id(&tport->name, gid.raw))
+			continue;
+		list_for_each_entry(tpg, &tport->tpg_list, list) {
+			if (tpg->dying)
+				continue;
+			if (!pick || (tpg->enabled && !pick->enabled))
+				pick = tpg;
+		}
+	}
+	if (pick)
+		size = min(READ_ONCE(pick->max_rdma_size),
+			   READ_ONCE(pick->max_cmd_data));
+	mutex_unlock(&srpt_cfg_mutex);
+	return size;
+}
+
+/**
  * srpt_tpg_for_login() - pick the portal group a login goes to
  * @sport: port the login arrived on
  * @ini: the initiator

@@ -77,6 +77,20 @@ case_srp_dm() {
 	grep -qx "service\[0\].id_ext: $MAD_GUID" <<<"$out" ||
 		fail "service entry id_ext is not $MAD_GUID"
 	grep -qx "service\[0\].id: 0x$MAD_GUID" <<<"$out" || fail "service ID is not $MAD_GUID"
+	# RDMA transfer size: the default until a target port exists for the
+	# port, then its group's srp_max_rdma_size, capped by max_cmd_data.
+	grep -qx "ioc\[1\].rdma_size: 65536" <<<"$out" ||
+		fail "RDMA size without a target port is not 65536"
+	mk_target
+	local a
+	a=$(target_dir)/tpgt_1/attrib
+	check sysfs_write "$a/srp_max_rdma_size" 1048576
+	dm_rdma_size 1048576
+	if [[ $SRPT_INTREE != 1 ]]; then
+		check sysfs_write "$a/max_cmd_data" 524288
+		dm_rdma_size 524288
+	fi
+	check srpt_teardown
 
 	# The refusals, end to end: "ATTR,MOD expected-status".
 	local q
@@ -93,6 +107,16 @@ case_srp_dm() {
 	echo "$out"
 	dm_status 0x10,0 0x000c
 	return 0
+}
+
+# dm_rdma_size BYTES: srp-dm reads BYTES as the controller's RDMA
+# transfer size.
+dm_rdma_size() {
+	local out
+	out=$("$SRP_DM" --device "$RXE_DEV" --timeout-ms 2000 2>&1) ||
+		fail "srp-dm failed: $(tail -n 1 <<<"$out")"
+	grep -qx "ioc\[1\].rdma_size: $1" <<<"$out" ||
+		fail "RDMA size is not $1: $(grep -F rdma_size <<<"$out")"
 }
 
 # dm_status ATTR,MOD STATUS: a Get of ATTR with modifier MOD is answered
