@@ -27,6 +27,7 @@
 #include <linux/kref.h>
 #include <linux/refcount.h>
 #include <linux/scatterlist.h>
+#include <linux/rcupdate.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
@@ -124,6 +125,8 @@ struct srpt_port {
  *		created by the first such login
  * @srq_ring:	its receive buffers
  * @srq_size:	number of buffers in @srq_ring
+ * @removing:	the device is being removed: its closing channels detach
+ *		from it instead of waiting for the backend (srpt_ch_detach())
  * @nports:	number of entries in @ports
  * @ports:	per-port state
  */
@@ -137,6 +140,7 @@ struct srpt_device {
 	struct ib_srq		*srq;
 	struct srpt_recv_ioctx	*srq_ring;
 	u32			srq_size;
+	bool			removing;
 	u32			nports;
 	struct srpt_port	ports[];
 };
@@ -223,6 +227,7 @@ struct srpt_nacl {
  * @buf:	where IUs are received, srpt_max_req_size bytes; @pad bytes
  *		into the allocated (512-byte aligned) object
  * @dma:	DMA address of @buf
+ * @mapped:	@dma is mapped (until the buffer's device goes)
  * @pad:	offset of @buf in its object: puts a channel's immediate data
  *		on a 512-byte boundary, as block devices want their buffers
  * @byte_len:	bytes received
@@ -235,6 +240,7 @@ struct srpt_recv_ioctx {
 	struct srpt_device	*sdev;
 	void			*buf;
 	u64			dma;
+	bool			mapped;
 	u32			byte_len;
 	u32			pad;
 	struct list_head	wait_entry;
@@ -293,6 +299,9 @@ enum srpt_cmd_state {
  * @rsp_buf:	response IU buffer, max_ti_iu_len bytes
  * @rsp_dma:	its DMA address
  * @recv:	receive buffer holding immediate data, returned after use
+ * @recv_obj:	an SRQ receive buffer (its whole object) taken over from a
+ *		removed device while the command's immediate data was still
+ *		in the backend; freed with the context
  * @imm_sg:	scatterlist over the immediate data, page by page; points
  *		into the channel's @imm_sg_pool (NULL without immediate data)
  * @rw:		remote buffers (points at @rw_inline or an allocated array)
@@ -339,6 +348,7 @@ struct srpt_send_ioctx {
 	void			*rsp_buf;
 	u64			rsp_dma;
 	struct srpt_recv_ioctx	*recv;
+	void			*recv_obj;
 	struct scatterlist	*imm_sg;
 	struct srpt_rw		*rw;
 	unsigned int		n_rw;
@@ -382,6 +392,8 @@ enum srpt_ch_state {
  * @tpg:	portal group the channel logged in to
  * @using_rdma_cm: logged in over RDMA/CM (else IB/CM)
  * @use_srq:	receives through the device's SRQ (no own receive ring)
+ * @virt_dma:	the device does DMA to virtual addresses (soft-RoCE): no
+ *		DMA syncs
  * @ib_cm_id:	IB/CM connection (IB/CM logins)
  * @rdma_cm_id:	RDMA/CM connection (RDMA/CM logins)
  * @peer_addr:	the initiator's address (RDMA/CM logins), a copy: the
@@ -444,6 +456,9 @@ enum srpt_ch_state {
  * @t_logout_reason: an SRP_T_LOGOUT with this reason is being sent; the
  *		channel takes no more requests and closes once it is out
  * @t_logout:	@t_logout_reason is set
+ * @detached:	the channel let go of its RDMA device with requests still in
+ *		the backend (srpt_ch_detach()); read under rcu_read_lock() by
+ *		every I/O path that touches the device (srpt_ch_detached())
  * @stats:	counters, see srpt_ch_stats
  */
 struct srpt_channel {
@@ -451,6 +466,7 @@ struct srpt_channel {
 	struct srpt_tpg		*tpg;
 	bool			using_rdma_cm;
 	bool			use_srq;
+	bool			virt_dma;
 	struct ib_cm_id		*ib_cm_id;
 	struct rdma_cm_id	*rdma_cm_id;
 	struct sockaddr_storage	peer_addr;
@@ -504,6 +520,7 @@ struct srpt_channel {
 	struct completion	last_wqe;
 	u32			t_logout_reason;
 	bool			t_logout;
+	bool			detached;
 	struct srpt_ch_stats {
 		atomic64_t	cmds;
 		atomic64_t	imm_cmds;
@@ -564,6 +581,25 @@ static inline struct srpt_send_ioctx *srpt_ioctx(struct se_cmd *se_cmd)
 	return container_of(se_cmd, struct srpt_send_ioctx, cmd);
 }
 
+/**
+ * srpt_ch_detached() - has a channel let go of its RDMA device?
+ * @ch: the channel
+ *
+ * Every I/O path that touches the device (posts, DMA syncs and unmaps,
+ * rdma_rw contexts) calls this inside rcu_read_lock() and does its work
+ * in the same read-side section only if it returns false: srpt_ch_detach()
+ * sets @ch->detached and waits for those sections (synchronize_rcu())
+ * before it destroys the QP and unmaps the buffers.
+ *
+ * Return: true once srpt_ch_detach() started.
+ */
+static inline bool srpt_ch_detached(const struct srpt_channel *ch)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "channel state read outside rcu_read_lock()");
+	return unlikely(READ_ONCE(ch->detached));
+}
+
 /*
  * Declarations, one section per source file, in layer order: a file calls
  * the files of the sections above its own.  The one call upwards is
@@ -617,6 +653,10 @@ void srpt_ch_close(struct srpt_channel *ch, const char *why);
 /* srpt_ring.c: receive buffers */
 void srpt_free_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
 			 u32 n);
+void *srpt_recv_buf_take(struct ib_device *ib_dev, struct srpt_recv_ioctx *r);
+void srpt_recv_obj_free(void *obj);
+void srpt_unmap_recv_bufs(struct ib_device *ib_dev,
+			  struct srpt_recv_ioctx *ring, u32 n);
 int srpt_alloc_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
 			 u32 n, u32 pad,
 			 void (*done)(struct ib_cq *cq, struct ib_wc *wc));
@@ -629,6 +669,8 @@ void srpt_ring_exit(void);
 /* srpt_data.c: data buffers of commands */
 void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu);
 void srpt_pool_drain(struct srpt_channel *ch);
+void srpt_free_data(struct srpt_send_ioctx *ioctx);
+void srpt_unmap_rw(struct srpt_send_ioctx *ioctx);
 void srpt_unmap_data(struct srpt_send_ioctx *ioctx);
 int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 		  const struct srpt_cmd_info *ci, struct scatterlist **sgl,
@@ -660,7 +702,7 @@ void srpt_rdma_err_done(struct ib_cq *cq, struct ib_wc *wc);
 void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* srpt_watch.c: the watch work of a channel */
-void srpt_ch_wait_idle(struct srpt_channel *ch);
+bool srpt_ch_wait_idle(struct srpt_channel *ch, bool detachable);
 void srpt_watch_work(struct work_struct *work);
 void srpt_watch_start(struct srpt_channel *ch);
 

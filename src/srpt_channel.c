@@ -45,8 +45,9 @@ static void srpt_free_recv_ring(struct srpt_channel *ch)
 {
 	if (!ch->recv_ring)
 		return;
-	srpt_free_recv_bufs(ch->sport->sdev->ib_dev, ch->recv_ring,
-			    ch->rq_size);
+	/* A detached channel's buffers are unmapped (srpt_ch_detach()). */
+	srpt_free_recv_bufs(ch->detached ? NULL : ch->sport->sdev->ib_dev,
+			    ch->recv_ring, ch->rq_size);
 	kvfree(ch->recv_ring);
 	ch->recv_ring = NULL;
 }
@@ -96,23 +97,42 @@ void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_unmap_ioctx_ring() - unmap the response buffers of the contexts
+ * @ch: the channel
+ * @ib_dev: its device
+ */
+static void srpt_unmap_ioctx_ring(struct srpt_channel *ch,
+				  struct ib_device *ib_dev)
+{
+	u32 i;
+
+	for (i = 0; ch->ioctx_ring && i < ch->n_ioctx; i++) {
+		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];
+
+		if (ioctx->rsp_buf)
+			ib_dma_unmap_single(ib_dev, ioctx->rsp_dma,
+					    ch->max_ti_iu_len, DMA_TO_DEVICE);
+	}
+}
+
+/**
  * srpt_free_ioctx_ring() - unmap and free the command contexts
- * @ch: the channel; every context must be back on the free list
+ * @ch: the channel; every context must be back on the free list.  A
+ *	detached channel's are unmapped already (srpt_ch_detach()).
  */
 static void srpt_free_ioctx_ring(struct srpt_channel *ch)
 {
-	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
 	u32 i;
 
 	if (!ch->ioctx_ring)
 		return;
+	if (!ch->detached)
+		srpt_unmap_ioctx_ring(ch, ch->sport->sdev->ib_dev);
 	for (i = 0; i < ch->n_ioctx; i++) {
 		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];
 
 		if (!ioctx->rsp_buf)
 			continue;
-		ib_dma_unmap_single(ib_dev, ioctx->rsp_dma, ch->max_ti_iu_len,
-				    DMA_TO_DEVICE);
 		kfree(ioctx->rsp_buf);
 		if (ioctx->data_page)
 			__free_page(ioctx->data_page);
@@ -208,6 +228,7 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 	ch->tpg = tpg;
 	ch->id = atomic_inc_return(&srpt_ch_ids);
 	ch->using_rdma_cm = using_rdma_cm;
+	ch->virt_dma = ib_uses_virt_dma(sport->sdev->ib_dev);
 	spin_lock_init(&ch->lock);
 	spin_lock_init(&ch->pool_lock);
 	INIT_LIST_HEAD(&ch->pool);
@@ -483,6 +504,85 @@ static void srpt_ch_return_srq_bufs(struct srpt_channel *ch)
 }
 
 /**
+ * srpt_ch_destroy_conn() - destroy a released channel's CM id and QP
+ * @ch: the channel, its QP drained
+ *
+ * No CM callback can run for the channel after this.
+ */
+static void srpt_ch_destroy_conn(struct srpt_channel *ch)
+{
+	if (ch->using_rdma_cm) {
+		rdma_destroy_qp(ch->rdma_cm_id);
+		rdma_destroy_id(ch->rdma_cm_id);
+	} else {
+		ib_destroy_cm_id(ch->ib_cm_id);
+		ib_destroy_qp(ch->qp);
+	}
+	ch->qp = NULL;
+	ch->rdma_cm_id = NULL;
+	ch->ib_cm_id = NULL;
+}
+
+/**
+ * srpt_ch_detach() - let a closing channel go of its RDMA device
+ * @ch: the channel, its QP drained, its LIO session stopped; the device is
+ *	being removed while requests of @ch are still in the backend
+ *
+ * A backend may hold a command for as long as it likes (a suspended
+ * device-mapper table, a lost path), and LIO gives no way to take it back;
+ * the device must not wait for it.  So the channel lets go of everything
+ * of the device now and keeps only memory: from the moment @ch->detached
+ * is set no I/O path starts to use the device (srpt_ch_detached()), and
+ * synchronize_rcu() waits for those that did; a second drain completes
+ * what they posted.  Then each context's RDMA contexts are destroyed, an
+ * SRQ buffer a command still holds is taken over (the device frees its
+ * SRQ), the QP, CM id and CQ are destroyed, the buffers unmapped, and the
+ * channel leaves the channel list, which lets srpt_remove_one() go on.
+ * The commands finish later without the device: their responses are
+ * dropped (the initiator lost the connection anyway) and their buffers
+ * freed (srpt_put_detached()).
+ */
+static void srpt_ch_detach(struct srpt_channel *ch)
+{
+	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
+	struct srpt_recv_ioctx *r;
+	unsigned long flags;
+	u32 i, busy;
+
+	WRITE_ONCE(ch->detached, true);
+	synchronize_rcu();
+	ib_drain_qp(ch->qp);
+	for (i = 0; i < ch->n_ioctx; i++) {
+		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];
+
+		spin_lock_irqsave(&ch->lock, flags);
+		srpt_unmap_rw(ioctx);
+		r = ioctx->recv;
+		if (r && r->sdev) {
+			ioctx->recv = NULL;
+			ioctx->recv_obj = srpt_recv_buf_take(ib_dev, r);
+		}
+		spin_unlock_irqrestore(&ch->lock, flags);
+	}
+	srpt_ch_destroy_conn(ch);
+	srpt_ch_return_srq_bufs(ch);
+	ib_cq_pool_put(ch->cq, ch->cq_size);
+	ch->cq = NULL;
+	srpt_unmap_ioctx_ring(ch, ib_dev);
+	if (ch->recv_ring)
+		srpt_unmap_recv_bufs(ib_dev, ch->recv_ring, ch->rq_size);
+
+	spin_lock_irqsave(&ch->lock, flags);
+	busy = ch->n_busy;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	pr_info("%s: RDMA device removed with %u request(s) in the backend: channel detached from it, released once they finish\n",
+		ch->sess_name, busy);
+	srpt_ch_unlist(ch);
+	/* srpt_remove_one() counts the listed channels again. */
+	srpt_ch_released();
+}
+
+/**
  * srpt_ch_release_work() - tear a closed channel down
  * @work: the channel's release_work
  *
@@ -490,13 +590,16 @@ static void srpt_ch_return_srq_bufs(struct srpt_channel *ch)
  * QP is drained (every posted request completes, with a flush error), then
  * LIO finishes or aborts each command of the session (responses it still
  * queues complete with a flush error too), and only then are the CM id, the
- * QP and the CQ destroyed and the memory freed.
+ * QP and the CQ destroyed and the memory freed.  When the device is being
+ * removed the channel does not wait for the backend before it lets go of
+ * the device (srpt_ch_detach()); the rest follows when the backend is done.
  */
 static void srpt_ch_release_work(struct work_struct *work)
 {
 	struct srpt_channel *ch =
 		container_of(work, struct srpt_channel, release_work);
 	unsigned long flags;
+	bool detached = false;
 	int ret;
 
 	spin_lock_irqsave(&ch->lock, flags);
@@ -522,28 +625,25 @@ static void srpt_ch_release_work(struct work_struct *work)
 	target_stop_session(ch->sess);
 	cancel_work_sync(&ch->wait_work);
 	cancel_delayed_work_sync(&ch->watch_work);
-	srpt_ch_wait_idle(ch);
+	if (!srpt_ch_wait_idle(ch, true)) {
+		srpt_ch_detach(ch);
+		detached = true;
+		srpt_ch_wait_idle(ch, false);
+	}
 	target_wait_for_sess_cmds(ch->sess);
 	target_remove_session(ch->sess);
 	ch->sess = NULL;
 
-	/* No CM callback can run for this channel after this. */
-	if (ch->using_rdma_cm) {
-		rdma_destroy_qp(ch->rdma_cm_id);
-		rdma_destroy_id(ch->rdma_cm_id);
-	} else {
-		ib_destroy_cm_id(ch->ib_cm_id);
-		ib_destroy_qp(ch->qp);
+	if (!detached) {
+		srpt_ch_destroy_conn(ch);
+		/* Nothing adds to the wait list now (no CQ, CM or wait work). */
+		srpt_ch_return_srq_bufs(ch);
 	}
-	ch->qp = NULL;
-	ch->rdma_cm_id = NULL;
-	ch->ib_cm_id = NULL;
-	/* Nothing adds to the wait list now (no CQ, CM or wait work left). */
-	srpt_ch_return_srq_bufs(ch);
 	srpt_ch_free_resources(ch);
 
 	/* The above still used the device: listed until here. */
-	srpt_ch_unlist(ch);
+	if (!detached)
+		srpt_ch_unlist(ch);
 
 	pr_info("%s: channel released\n", ch->sess_name);
 	srpt_tpg_put(ch->tpg);

@@ -147,8 +147,8 @@ void srpt_ch_unlist(struct srpt_channel *ch)
 /**
  * srpt_ch_released() - wake those who wait for a channel to go
  *
- * Called after a released channel was freed (srpt_ch_close_matching()
- * with @wait waits for it).
+ * Called after a released channel was freed, and after a detached one
+ * left the list (srpt_ch_close_matching() with @wait waits for both).
  */
 void srpt_ch_released(void)
 {
@@ -197,8 +197,10 @@ static unsigned int srpt_ch_count_matching(struct srpt_device *sdev,
  * @wait: wait until they are released
  *
  * The wait ends because channel release ends (drain and LIO's own abort
- * of outstanding commands); while it lasts, a message every ten seconds
- * names a channel that is still there.
+ * of outstanding commands), or, for a device being removed
+ * (@sdev->removing set), because its channels detach from it without
+ * waiting for the backend (srpt_ch_detach()); while it lasts, a message
+ * every ten seconds names a channel that is still there.
  */
 void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 			    bool wait)
@@ -209,10 +211,15 @@ void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 	unsigned int n;
 
 	mutex_lock(&srpt_ch_mutex);
-	list_for_each_entry(ch, &srpt_ch_list, list)
-		if (srpt_ch_matches(ch, sdev, tpg))
-			srpt_ch_close(ch, sdev ? "RDMA device removed" :
-					  "portal group disabled or removed");
+	list_for_each_entry(ch, &srpt_ch_list, list) {
+		if (!srpt_ch_matches(ch, sdev, tpg))
+			continue;
+		srpt_ch_close(ch, sdev ? "RDMA device removed" :
+				  "portal group disabled or removed");
+		/* A release waiting for the backend detaches now. */
+		if (sdev)
+			wake_up(&ch->idle_wq);
+	}
 	mutex_unlock(&srpt_ch_mutex);
 
 	if (!wait)

@@ -71,6 +71,8 @@ static void srpt_remove_one(struct ib_device *ib_dev, void *client_data)
 	srpt_device_unlist(sdev);
 
 	srpt_ib_cm_stop(sdev);
+	/* Closing channels stop waiting for the backend (srpt_ch_detach()). */
+	WRITE_ONCE(sdev->removing, true);
 	srpt_ch_close_matching(sdev, NULL, true);
 
 	srpt_device_free_srq(sdev);

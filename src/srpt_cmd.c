@@ -435,40 +435,49 @@ static int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
  * @se_cmd: the command
  *
  * Immediate data is already here; otherwise the RDMA READs are posted and
- * srpt_rdma_read_done() executes the command.
+ * srpt_rdma_read_done() executes the command.  A channel that let go of
+ * its device (srpt_ch_detach()) fails the command: its data cannot come
+ * any more.
  *
  * Return: 0, -ENOMEM when the send queue is full (LIO retries), or -EIO
- * when the post failed.
+ * when the post failed or the channel detached.
  */
 int srpt_write_pending(struct se_cmd *se_cmd)
 {
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
 	struct srpt_channel *ch = ioctx->ch;
 	struct ib_send_wr *first = NULL;
-	int i, ret;
+	int i, ret = 0;
 
-	if (ioctx->recv || !ioctx->n_rw) {
+	rcu_read_lock();
+	if (srpt_ch_detached(ch)) {
+		ret = -EIO;
+	} else if (ioctx->recv || !ioctx->n_rw) {
+		ret = 1;
+	} else if (!srpt_sq_reserve(ch, ioctx->n_wr)) {
+		atomic64_inc(&ch->stats.sq_full);
+		ret = -ENOMEM;
+	} else {
+		for (i = ioctx->n_rw - 1; i >= 0; i--)
+			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
+						ch->sport->port_num,
+						first ? NULL : &ioctx->rdma_cqe,
+						first);
+		srpt_watch_rdma_errors(ioctx, first);
+		ioctx->state = SRPT_CMD_DATA_OUT;
+		if (srpt_post_send(ch, first, "RDMA READs")) {
+			atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
+			/* Not retried: LIO fails it, the channel is closing. */
+			ret = -EIO;
+		}
+	}
+	rcu_read_unlock();
+	if (ret == 1) {
 		srpt_execute_write(ioctx, se_cmd->t_data_sg,
 				   se_cmd->t_data_nents);
-		return 0;
+		ret = 0;
 	}
-	if (!srpt_sq_reserve(ch, ioctx->n_wr)) {
-		atomic64_inc(&ch->stats.sq_full);
-		return -ENOMEM;
-	}
-	for (i = ioctx->n_rw - 1; i >= 0; i--)
-		first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
-					ch->sport->port_num,
-					first ? NULL : &ioctx->rdma_cqe, first);
-	srpt_watch_rdma_errors(ioctx, first);
-	ioctx->state = SRPT_CMD_DATA_OUT;
-	ret = srpt_post_send(ch, first, "RDMA READs");
-	if (ret) {
-		atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
-		/* Not retried: LIO fails the command, the channel is closing. */
-		return -EIO;
-	}
-	return 0;
+	return ret;
 }
 
 int srpt_get_cmd_state(struct se_cmd *se_cmd)
@@ -510,10 +519,12 @@ int srpt_queue_status(struct se_cmd *se_cmd)
 	struct srpt_rsp_args a;
 	int ret;
 
-	if (ioctx->recv) {
+	rcu_read_lock();
+	if (!srpt_ch_detached(ioctx->ch) && ioctx->recv) {
 		srpt_repost_recv(ioctx->ch, ioctx->recv);
 		ioctx->recv = NULL;
 	}
+	rcu_read_unlock();
 	srpt_rsp_from_cmd(ioctx, &a);
 	ret = srpt_post_rsp(ioctx, &a, false);
 	return srpt_rsp_posted(ioctx, ret);

@@ -31,17 +31,23 @@
  *
  * rdma_rw maps the buffers when the command arrives, long before either
  * side has touched them; with bounce buffers (swiotlb) or a non-coherent
- * device the data only moves between the two views here.
+ * device the data only moves between the two views here.  Nothing is done
+ * once the channel detached from its device: the data goes nowhere then.
  */
 void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
 {
-	struct ib_device *ib_dev = ioctx->ch->sport->sdev->ib_dev;
+	struct srpt_channel *ch = ioctx->ch;
 	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
 				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	struct ib_device *ib_dev;
 	unsigned int i;
 
-	if (ib_uses_virt_dma(ib_dev))
+	if (ch->virt_dma)
 		return;
+	rcu_read_lock();
+	if (srpt_ch_detached(ch))
+		goto out;
+	ib_dev = ch->sport->sdev->ib_dev;
 	for (i = 0; i < ioctx->n_rw; i++) {
 		struct srpt_rw *rw = &ioctx->rw[i];
 
@@ -52,6 +58,8 @@ void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
 			dma_sync_sg_for_device(ib_dev->dma_device, rw->sg,
 					       rw->nents, dir);
 	}
+out:
+	rcu_read_unlock();
 }
 
 /**
@@ -122,13 +130,13 @@ void srpt_pool_drain(struct srpt_channel *ch)
 
 /**
  * srpt_free_data() - give back the local data buffer of a command
- * @ioctx: the command
+ * @ioctx: the command, its RDMA contexts destroyed (srpt_unmap_rw())
  *
  * The page the context keeps (see srpt_alloc_data()) stays with it; any
  * other buffer is a table of single pages, which go to the channel's pool
- * (srpt_pool_put()).
+ * (srpt_pool_put()).  Nothing here touches the RDMA device.
  */
-static void srpt_free_data(struct srpt_send_ioctx *ioctx)
+void srpt_free_data(struct srpt_send_ioctx *ioctx)
 {
 	if (ioctx->charged) {
 		atomic_sub(ioctx->charged, &ioctx->ch->data_held);
@@ -145,10 +153,13 @@ static void srpt_free_data(struct srpt_send_ioctx *ioctx)
 }
 
 /**
- * srpt_unmap_data() - release the RDMA contexts and data buffer of a command
- * @ioctx: the command
+ * srpt_unmap_rw() - destroy the RDMA contexts of a command
+ * @ioctx: the command; its channel's QP still exists
+ *
+ * Unmaps the data buffer from the device; the buffer itself stays (see
+ * srpt_free_data()).  Does nothing the second time.
  */
-void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
+void srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
@@ -161,11 +172,20 @@ void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
 		rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
 				    rw->sg, rw->nents, dir);
 	}
-	srpt_free_data(ioctx);
 	if (ioctx->rw != ioctx->rw_inline)
 		kfree(ioctx->rw);
 	ioctx->rw = NULL;
 	ioctx->n_rw = 0;
+}
+
+/**
+ * srpt_unmap_data() - release the RDMA contexts and data buffer of a command
+ * @ioctx: the command
+ */
+void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
+{
+	srpt_unmap_rw(ioctx);
+	srpt_free_data(ioctx);
 }
 
 /**

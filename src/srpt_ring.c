@@ -35,11 +35,65 @@ void srpt_free_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
 
 		if (!r->buf)
 			continue;
+		srpt_recv_obj_free(srpt_recv_buf_take(ib_dev, r));
+	}
+}
+
+/**
+ * srpt_recv_buf_take() - unmap a receive buffer and take its memory
+ * @ib_dev: device it is mapped for (not used if it is unmapped already)
+ * @r: the buffer, not posted; afterwards it has none (@r->buf is NULL)
+ *
+ * Return: the buffer's object, for srpt_recv_obj_free(); the IU stays
+ * where it was in it.
+ */
+void *srpt_recv_buf_take(struct ib_device *ib_dev, struct srpt_recv_ioctx *r)
+{
+	void *obj = r->buf - r->pad;
+
+	if (r->mapped)
 		ib_dma_unmap_single(ib_dev, r->dma - r->pad,
 				    srpt_max_req_size + r->pad,
 				    DMA_FROM_DEVICE);
-		kmem_cache_free(srpt_recv_cache, r->buf - r->pad);
-		r->buf = NULL;
+	r->mapped = false;
+	r->buf = NULL;
+	return obj;
+}
+
+/**
+ * srpt_recv_obj_free() - free what srpt_recv_buf_take() returned
+ * @obj: the object, or NULL
+ */
+void srpt_recv_obj_free(void *obj)
+{
+	if (obj)
+		kmem_cache_free(srpt_recv_cache, obj);
+}
+
+/**
+ * srpt_unmap_recv_bufs() - unmap receive buffers, keeping their memory
+ * @ib_dev: device they are mapped for, about to go away
+ * @ring: the buffers; none may be posted any more
+ * @n: number of entries in @ring
+ *
+ * For a channel that outlives its device (srpt_ch_detach()): requests in
+ * the backend may still use immediate data in the buffers, which
+ * srpt_free_recv_bufs() frees later.
+ */
+void srpt_unmap_recv_bufs(struct ib_device *ib_dev,
+			  struct srpt_recv_ioctx *ring, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct srpt_recv_ioctx *r = &ring[i];
+
+		if (!r->mapped)
+			continue;
+		ib_dma_unmap_single(ib_dev, r->dma - r->pad,
+				    srpt_max_req_size + r->pad,
+				    DMA_FROM_DEVICE);
+		r->mapped = false;
 	}
 }
 
@@ -79,6 +133,7 @@ int srpt_alloc_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
 		r->pad = pad;
 		r->buf = obj + pad;
 		r->dma = dma + pad;
+		r->mapped = true;
 	}
 	return 0;
 
@@ -142,7 +197,8 @@ bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r)
  *
  * A channel's own buffer is not posted once the channel is closing (it
  * stays idle until the ring is freed); an SRQ buffer always goes back to
- * the SRQ, which other channels share.  The buffer's IU must still be in
+ * the SRQ, which other channels share, unless the channel detached from
+ * its device (which is going away with the SRQ).  The buffer's IU must still be in
  * it: its opcode says whether reposting returns a credit.
  */
 void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
@@ -154,7 +210,9 @@ void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 
 	if (!live && !r->sdev)
 		return;
-	ret = srpt_post_recv(ch, r);
+	rcu_read_lock();
+	ret = srpt_ch_detached(ch) ? 0 : srpt_post_recv(ch, r);
+	rcu_read_unlock();
 	if (ret) {
 		pr_warn_ratelimited("%s: reposting a receive failed (%d)\n",
 				    ch->sess_name, ret);

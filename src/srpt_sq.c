@@ -155,6 +155,34 @@ static void srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_put_detached() - give back the buffers of a detached channel's
+ * request
+ * @ioctx: the request, finished
+ *
+ * Under the channel's lock, which srpt_ch_detach() holds for each context
+ * it unmaps: before it got to @ioctx, the device is still there and the
+ * RDMA contexts are destroyed here; after, there are none left.  The
+ * receive buffer is not reposted (a channel's own one is freed with the
+ * channel, an SRQ one with the device, or, if srpt_ch_detach() took it
+ * over, here).
+ */
+static void srpt_put_detached(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	unsigned long flags;
+	void *obj;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	srpt_unmap_rw(ioctx);
+	ioctx->recv = NULL;
+	obj = ioctx->recv_obj;
+	ioctx->recv_obj = NULL;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	srpt_free_data(ioctx);
+	srpt_recv_obj_free(obj);
+}
+
+/**
  * srpt_put_ioctx() - return a command context to the free list
  * @ioctx: the context
  *
@@ -173,13 +201,20 @@ void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 	struct srpt_channel *ch = ioctx->ch;
 	bool no_rsp = !ioctx->responded;
 	unsigned long flags;
-	bool live, cred;
+	bool live, cred, detached;
 
-	srpt_unmap_data(ioctx);
-	if (ioctx->recv) {
-		srpt_repost_recv(ch, ioctx->recv);
-		ioctx->recv = NULL;
+	rcu_read_lock();
+	detached = srpt_ch_detached(ch);
+	if (likely(!detached)) {
+		srpt_unmap_data(ioctx);
+		if (ioctx->recv) {
+			srpt_repost_recv(ch, ioctx->recv);
+			ioctx->recv = NULL;
+		}
 	}
+	rcu_read_unlock();
+	if (detached)
+		srpt_put_detached(ioctx);
 	kfree(ioctx->cdb_ext);
 	ioctx->cdb_ext = NULL;
 	spin_lock_irqsave(&ch->lock, flags);
@@ -300,7 +335,7 @@ void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
 }
 
 /**
- * srpt_post_reserved() - build and post a response, after any RDMA WRITEs
+ * srpt_build_and_post() - build and post a response, after any RDMA WRITEs
  * @ioctx: the request
  * @a: response fields; req_lim_delta is filled in here
  * @with_data: chain the command's RDMA WRITEs in front of the SEND
@@ -310,12 +345,14 @@ void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
  * an SRP_T_LOGOUT if @ioctx->t_logout is.  An SRP_RSP or SRP_CRED_REQ
  * carries every credit freed so far.
  *
+ * Called by srpt_post_reserved() with the device in use.
+ *
  * Return: 0, or -EIO when the post failed (see srpt_post_send()): then
  * the entries and the credits are given back and nothing was posted.
  */
-static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
-			      struct srpt_rsp_args *a, bool with_data,
-			      unsigned int n)
+static int srpt_build_and_post(struct srpt_send_ioctx *ioctx,
+			       struct srpt_rsp_args *a, bool with_data,
+			       unsigned int n)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
@@ -366,6 +403,33 @@ static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
 		srpt_undo_credits(ch, a->req_lim_delta);
 		ret = -EIO;
 	}
+	return ret;
+}
+
+/**
+ * srpt_post_reserved() - post a response unless the channel detached
+ * @ioctx: the request
+ * @a: response fields, see srpt_build_and_post()
+ * @with_data: chain the command's RDMA WRITEs in front of the SEND
+ * @n: send queue entries already reserved for all of it
+ *
+ * Return: 0, or -EIO when nothing was posted (failed post, or the channel
+ * let go of its device): the entries are given back then.
+ */
+static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
+			      struct srpt_rsp_args *a, bool with_data,
+			      unsigned int n)
+{
+	int ret;
+
+	rcu_read_lock();
+	if (srpt_ch_detached(ioctx->ch)) {
+		atomic_add(n, &ioctx->ch->sq_wr_avail);
+		ret = -EIO;
+	} else {
+		ret = srpt_build_and_post(ioctx, a, with_data, n);
+	}
+	rcu_read_unlock();
 	return ret;
 }
 

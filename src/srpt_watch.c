@@ -96,14 +96,22 @@ static bool srpt_ch_idle(struct srpt_channel *ch)
  * srpt_ch_wait_idle() - wait until every request of a closing channel is
  * finished
  * @ch: channel, no longer live, its QP drained
+ * @detachable: stop waiting when the channel's RDMA device is being
+ *	removed (the caller then detaches the channel from it)
  *
  * LIO finishes or aborts its commands and their responses complete with
- * flush errors, so the wait ends; while it lasts, every ten seconds the
- * log says how many requests are left, whose they are and which one is
- * the oldest.  On return nothing of the I/O path uses @ch any more.
+ * flush errors, so the wait ends once the backend gives every command
+ * back; while it lasts, every ten seconds the log says how many requests
+ * are left, whose they are and which one is the oldest.  srpt_remove_one()
+ * wakes the wait (srpt_ch_close_matching()): a device removal does not
+ * wait for a backend.
+ *
+ * Return: true when nothing of the I/O path uses @ch any more; false when
+ * @detachable and the device is being removed.
  */
-void srpt_ch_wait_idle(struct srpt_channel *ch)
+bool srpt_ch_wait_idle(struct srpt_channel *ch, bool detachable)
 {
+	struct srpt_device *sdev = detachable ? ch->sport->sdev : NULL;
 	struct srpt_send_ioctx *oldest;
 	unsigned long flags;
 	char desc[96];
@@ -111,7 +119,9 @@ void srpt_ch_wait_idle(struct srpt_channel *ch)
 
 	/* Responses that waited for room now find it: the QP is drained. */
 	srpt_sq_kick(ch);
-	while (!wait_event_timeout(ch->idle_wq, srpt_ch_idle(ch), 10 * HZ)) {
+	while (!wait_event_timeout(ch->idle_wq, srpt_ch_idle(ch) ||
+				   (sdev && READ_ONCE(sdev->removing)),
+				   10 * HZ)) {
 		spin_lock_irqsave(&ch->lock, flags);
 		busy = ch->n_busy;
 		oldest = srpt_oldest_busy(ch);
@@ -125,11 +135,14 @@ void srpt_ch_wait_idle(struct srpt_channel *ch)
 			pr_info("%s: release waits for its keepalive probe\n",
 				ch->sess_name);
 	}
+	if (!srpt_ch_idle(ch))
+		return false;
 	/* The last srpt_put_ioctx() or srpt_keepalive_end() woke us under the
 	 * lock: let it finish.
 	 */
 	spin_lock_irqsave(&ch->lock, flags);
 	spin_unlock_irqrestore(&ch->lock, flags);
+	return true;
 }
 
 /**

@@ -21,6 +21,19 @@ channels_are() { [[ $(channel_count) == "$1" ]]; }
 cmds_over() { [[ $(counter cmds) -gt $1 ]]; }
 exited() { ! kill -0 "$1" 2>/dev/null; }
 dmesg_has() { dmesg_here | grep -q "$1"; }
+# dmesg_count PATTERN: lines of the case's kernel log with PATTERN.
+dmesg_count() { dmesg_here | grep -c "$1"; }
+# dmesg_more PATTERN N: more than N such lines.
+dmesg_more() { (($(dmesg_count "$1") > $2)); }
+# dmesg_secs FROM TO: seconds (kernel log time) from the last line with
+# FROM to the last line with TO after it, e.g. 0.031.
+dmesg_secs() {
+	dmesg_here | awk -v a="$1" -v b="$2" '
+		{ t = substr($0, 2, index($0, "]") - 2) + 0 }
+		index($0, a) { ta = t; tb = "" }
+		index($0, b) && ta != "" { tb = t }
+		END { if (ta == "" || tb == "") print "none"; else printf "%.3f\n", tb - ta }'
+}
 
 # fast_reconnect: let ib_srp retry a lost connection every second.
 fast_reconnect() {
@@ -344,6 +357,79 @@ case_link_delete_io() {
 	check fio_verify "$d" after_relink --direct=1 --rw=randwrite --bs=4k \
 		--size=16M --iodepth=16
 	check srp_target_down
+}
+
+# case_link_delete_held: the RDMA device goes away while a write of its
+# channel is held in the backend (the slow LUN, suspended): on a channel
+# with its own receive ring, on an SRQ channel, and on a channel whose
+# release already waits for the held write (portal group disabled first).
+# The target's part of "rdma link delete" must not wait for the backend:
+# the channel detaches from the device ("channel detached", the device
+# "removed") while the write is still held, and is released once the
+# backend gives the write back.  Then the device returns and a login and
+# I/O work again.
+case_link_delete_held() {
+	local mode d dpid lpid p removed released detached waits t
+	check initiator_unregistered
+	# The RDMA core removes a device's clients in the reverse order of
+	# their registration, and ib_srp, on the same device here, holds the
+	# removal in SCSI error handling of its held write: ib_srpt is loaded
+	# after ib_srp, so that its part of the removal comes first.
+	fresh
+	trap 'slow_lun_release >/dev/null 2>&1; srp_reload_initiator >/dev/null 2>&1' EXIT
+	for mode in own srq closed; do
+		log "--- $mode"
+		removed=$(dmesg_count "ib_srpt: $RXE_DEV: removed")
+		released=$(dmesg_count 'channel released')
+		detached=$(dmesg_count 'request(s) in the backend: channel detached')
+		waits=$(dmesg_count 'release waits for 1 request')
+		check slow_lun_up "" "use_srq=$([[ $mode == srq ]] && echo 1 || echo 0)"
+		check sysfs_write "$(tgt_dir)/attrib/cmd_report_secs" 1
+		check srp_login ch_count=1
+		check srp_disk >/dev/null
+		d=$(lun1_disk) || fail "no disk for LUN 1"
+		# shellcheck disable=SC2034 # read by tgt_dir
+		TGT_DIR=$(tgt_dir)
+		for p in /sys/class/srp_remote_ports/*/reconnect_delay; do
+			[[ -e $p ]] && check sysfs_write "$p" off
+		done
+		check slow_lun_hold
+		dd if=/dev/zero of="$d" bs=4k count=1 oflag=direct status=none &
+		dpid=$!
+		check poll_until 30 stuck_over 0
+		if [[ $mode == closed ]]; then
+			check sysfs_write "$TGT_DIR/enable" 0
+			check poll_until 30 dmesg_more 'release waits for 1 request' "$waits"
+		fi
+		rdma link delete "$RXE_DEV" &
+		lpid=$!
+		poll_until 60 dmesg_more "ib_srpt: $RXE_DEV: removed" "$removed" ||
+			fail "device removal waits for the backend"
+		[[ $(dmesg_count 'RDMA device removed with 1 request(s) in the backend: channel detached') == $((detached + 1)) ]] ||
+			fail "no 'channel detached' message"
+		# The removal goes on as soon as the channel left the list.
+		t=$(dmesg_secs 'request(s) in the backend: channel detached' "ib_srpt: $RXE_DEV: removed")
+		log "device removed $t s after the channel detached"
+		[[ $t == 0.* || $t == 1.* ]] || fail "device removed $t s after the channel detached"
+		dmesg_more 'channel released' "$released" &&
+			fail "channel released while the backend still holds its write"
+		check slow_lun_release
+		check poll_until 60 dmesg_more 'channel released' "$released"
+		check poll_until 90 exited "$lpid"
+		wait "$lpid" || fail "rdma link delete failed"
+		check poll_until 90 exited "$dpid"
+		wait "$dpid" && fail "the held write succeeded though its device went away"
+		check rxe_add
+		unset TGT_DIR
+		check poll_until 30 test -e "$SRP_HOST/add_target"
+		check srp_logout_all
+		check sysfs_write "$(tgt_dir)/enable" 1
+		check srp_login ch_count=1
+		d=$(lun1_disk) || fail "no disk for LUN 1 after the device came back"
+		check sg_turs "$d"
+		check srp_target_down
+		check slow_lun_down
+	done
 }
 
 # extra_ports N: ACLs for N more initiator ports of the local initiator
@@ -763,6 +849,7 @@ run_fault_cases() {
 	CASE_TIMEOUT=300 run_case mpath_relogin case_mpath_relogin
 	CASE_TIMEOUT=300 run_case link_delete_io case_link_delete_io
 	CASE_TIMEOUT=300 run_case link_delete_channels case_link_delete_channels
+	CASE_TIMEOUT=400 run_case link_delete_held case_link_delete_held
 	CASE_TIMEOUT=300 run_case live_teardown case_live_teardown
 	run_case channel_limits case_channel_limits
 	run_case data_limits case_data_limits
