@@ -643,6 +643,8 @@ struct srpt_tpg *srpt_tpg_for_login(struct srpt_port *sport,
 				    const char **why, u32 *rej);
 
 /* srpt_qp.c: the QP state machine; srpt_ch_close() for every layer */
+int srpt_qp_init(void);
+void srpt_qp_exit(void);
 void srpt_qp_event(struct ib_event *event, void *ptr);
 int srpt_ch_qp_init(struct srpt_channel *ch);
 int srpt_ch_qp_rtr(struct srpt_channel *ch);

@@ -38,10 +38,14 @@ static int __init srpt_init_module(void)
 	if (ret)
 		goto unregister_template;
 
+	ret = srpt_qp_init();
+	if (ret)
+		goto ring_exit;
+
 	ret = srpt_client_init();
 	if (ret) {
 		pr_err("registering the RDMA client failed (%d)\n", ret);
-		goto ring_exit;
+		goto qp_exit;
 	}
 
 	ret = srpt_cm_init();
@@ -56,6 +60,8 @@ static int __init srpt_init_module(void)
 
 client_exit:
 	srpt_client_exit();
+qp_exit:
+	srpt_qp_exit();
 ring_exit:
 	srpt_ring_exit();
 unregister_template:
@@ -74,6 +80,7 @@ static void __exit srpt_exit_module(void)
 	srpt_param_exit();
 	srpt_cm_exit();
 	srpt_client_exit();
+	srpt_qp_exit();
 	srpt_ring_exit();
 	target_unregister_template(&srpt_fabric_ops);
 	pr_info("SRP target unloaded\n");

@@ -147,6 +147,34 @@ int srpt_ch_qp_err(struct srpt_channel *ch)
 	return ret;
 }
 
+/*
+ * Release works run here, not on a system work queue: the module's exit
+ * destroys the queue, which waits for the last instructions of a release
+ * (after it dropped the portal group, which let configfs and then rmmod go
+ * on) to finish before the module's code goes.
+ */
+static struct workqueue_struct *srpt_release_wq;
+
+/**
+ * srpt_qp_init() - create the work queue channel releases run on
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int srpt_qp_init(void)
+{
+	/* Unbound: a release may wait long for the backend. */
+	srpt_release_wq = alloc_workqueue("ib_srpt_release", WQ_UNBOUND, 0);
+	return srpt_release_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * srpt_qp_exit() - wait for the last channel release and destroy its queue
+ */
+void srpt_qp_exit(void)
+{
+	destroy_workqueue(srpt_release_wq);
+}
+
 /**
  * srpt_ch_close() - start closing a channel
  * @ch: the channel
@@ -176,5 +204,5 @@ void srpt_ch_close(struct srpt_channel *ch, const char *why)
 	trace_srpt_ch_state(ch->sess_name, ch->id, old, SRPT_CH_DISCONNECTING);
 	pr_info("%s: closing channel: %s\n", ch->sess_name, why);
 	if (release)
-		queue_work(system_long_wq, &ch->release_work);
+		queue_work(srpt_release_wq, &ch->release_work);
 }
