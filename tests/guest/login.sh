@@ -422,7 +422,7 @@ conf_client() {
 	guid=$(node_guid) || return 2
 	read -r max </sys/module/ib_srpt/parameters/srp_max_req_size || return 2
 	"$CLIENT" --target "$SRP_DEST" --id-ext "$guid" --ioc-guid "$guid" \
-		--target-max-it-iu "$max" "$@"
+		--target-max-it-iu "$max" --timeout-ms "${CONF_TIMEOUT_MS:-5000}" "$@"
 }
 
 # conf_target_up [ATTR=VALUE...]: our target (portal group attributes
