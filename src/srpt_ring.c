@@ -40,6 +40,21 @@ void srpt_free_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
 }
 
 /**
+ * srpt_recv_buf_unmap() - unmap a receive buffer if it is mapped
+ * @ib_dev: device it is mapped for
+ * @r: the buffer, not posted
+ */
+static void srpt_recv_buf_unmap(struct ib_device *ib_dev,
+				struct srpt_recv_ioctx *r)
+{
+	if (!r->mapped)
+		return;
+	ib_dma_unmap_single(ib_dev, r->dma - r->pad,
+			    srpt_max_req_size + r->pad, DMA_FROM_DEVICE);
+	r->mapped = false;
+}
+
+/**
  * srpt_recv_buf_take() - unmap a receive buffer and take its memory
  * @ib_dev: device it is mapped for (not used if it is unmapped already)
  * @r: the buffer, not posted; afterwards it has none (@r->buf is NULL)
@@ -51,11 +66,7 @@ void *srpt_recv_buf_take(struct ib_device *ib_dev, struct srpt_recv_ioctx *r)
 {
 	void *obj = r->buf - r->pad;
 
-	if (r->mapped)
-		ib_dma_unmap_single(ib_dev, r->dma - r->pad,
-				    srpt_max_req_size + r->pad,
-				    DMA_FROM_DEVICE);
-	r->mapped = false;
+	srpt_recv_buf_unmap(ib_dev, r);
 	r->buf = NULL;
 	return obj;
 }
@@ -85,16 +96,8 @@ void srpt_unmap_recv_bufs(struct ib_device *ib_dev,
 {
 	u32 i;
 
-	for (i = 0; i < n; i++) {
-		struct srpt_recv_ioctx *r = &ring[i];
-
-		if (!r->mapped)
-			continue;
-		ib_dma_unmap_single(ib_dev, r->dma - r->pad,
-				    srpt_max_req_size + r->pad,
-				    DMA_FROM_DEVICE);
-		r->mapped = false;
-	}
+	for (i = 0; i < n; i++)
+		srpt_recv_buf_unmap(ib_dev, &ring[i]);
 }
 
 /**
@@ -198,8 +201,8 @@ bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r)
  * A channel's own buffer is not posted once the channel is closing (it
  * stays idle until the ring is freed); an SRQ buffer always goes back to
  * the SRQ, which other channels share, unless the channel detached from
- * its device (which is going away with the SRQ).  The buffer's IU must still be in
- * it: its opcode says whether reposting returns a credit.
+ * its device (which is going away with the SRQ).  The buffer's IU must
+ * still be in it: its opcode says whether reposting returns a credit.
  */
 void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 {
