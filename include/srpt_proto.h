@@ -230,6 +230,37 @@ struct srpt_wire_tsk_mgmt {
 	u8	reserved5[8];
 } __packed;
 
+/**
+ * srpt_get_be32() - a big-endian 32-bit field of an IU
+ * @p: the field, any alignment
+ *
+ * Return: its value in host order.
+ */
+static inline u32 srpt_get_be32(const void *p)
+{
+	__be32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32_to_cpu(v);
+}
+
+/**
+ * srpt_get_be64() - a big-endian 64-bit field of an IU
+ * @p: the field, any alignment
+ *
+ * Return: its value in host order.
+ */
+static inline u64 srpt_get_be64(const void *p)
+{
+	__be64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64_to_cpu(v);
+}
+
+/* CDB bytes in the fixed part of an SRP_CMD. */
+#define SRPT_CDB_LEN	16
+
 struct srpt_wire_cmd {
 	u8	opcode;
 	u8	sol_not;
@@ -485,7 +516,25 @@ enum srpt_cmd_err {
 
 u32 srpt_cdb_size(const u8 *cdb);
 u32 srpt_max_descs(u32 max_it_iu_len);
-bool srpt_cdb_reads_medium(const u8 *cdb);
+/**
+ * srpt_cdb_reads_medium() - a READ, whose data-in buffer the backend fills
+ * @cdb: the CDB, srpt_cdb_size() bytes of it present
+ *
+ * Return: true for READ (6, 10, 12, 16, 32).
+ */
+static inline bool srpt_cdb_reads_medium(const u8 *cdb)
+{
+	switch (cdb[0]) {
+	case 0x08: case 0x28: case 0xa8: case 0x88:
+		return true;
+	case 0x7f:
+		/* Variable length: the service action says (SBC-4 5.x). */
+		return (cdb[8] << 8 | cdb[9]) == 0x0009;
+	default:
+		return false;
+	}
+}
+
 bool srpt_dir_conflict(const u8 *cdb, u8 dir);
 
 /* Byte of the PERSISTENT RESERVE OUT parameter list holding SPEC_I_PT. */
@@ -495,9 +544,32 @@ bool srpt_pr_out_refused(const u8 *cdb, const u8 *param, size_t len);
 int srpt_cmd_parse(const void *iu, size_t len, bool imm_negotiated,
 		   u32 imm_data_offset, struct srpt_cmd_info *out,
 		   enum srpt_cmd_err *err);
-int srpt_cmd_check_limits(size_t len, const struct srpt_cmd_info *ci,
-			  u32 max_it_iu_len, u32 max_data_len,
-			  enum srpt_cmd_err *err);
+/**
+ * srpt_cmd_check_limits() - check a parsed SRP_CMD against channel limits
+ * @len: bytes received
+ * @ci: the command, as srpt_cmd_parse() accepted it
+ * @max_it_iu_len: largest IU the login negotiated
+ * @max_data_len: largest transfer of one command
+ * @err: receives the reason on failure (may be NULL)
+ *
+ * Return: 0, or -EINVAL with @err set.
+ */
+static inline int srpt_cmd_check_limits(size_t len,
+					const struct srpt_cmd_info *ci,
+					u32 max_it_iu_len, u32 max_data_len,
+					enum srpt_cmd_err *err)
+{
+	enum srpt_cmd_err e = SRPT_CMD_OK;
+
+	if (len > max_it_iu_len)
+		e = SRPT_CMD_TOO_LONG;
+	else if (ci->data_len > max_data_len)
+		e = SRPT_CMD_TOO_MUCH_DATA;
+	if (err)
+		*err = e;
+	return e == SRPT_CMD_OK ? 0 : -EINVAL;
+}
+
 const char *srpt_cmd_err_str(enum srpt_cmd_err e);
 void srpt_cmd_err_sense(enum srpt_cmd_err e, u8 *sense_key, u8 *asc,
 			u8 *ascq);
@@ -551,6 +623,7 @@ struct srpt_rsp_args {
 u32 srpt_pick_comp_vector(u64 mask, u32 num_vectors, u32 seq);
 size_t srpt_build_rsp(void *buf, size_t buflen,
 		      const struct srpt_rsp_args *a);
+size_t srpt_build_rsp_good(void *buf, u64 tag, s32 req_lim_delta);
 
 /* ------------------------------------------------------------------ */
 /* Port / ACL names (srpt_names.c)                                     */

@@ -10,20 +10,18 @@
  */
 #include "srpt_proto.h"
 
-static u32 srpt_get_be32(const u8 *p)
+static inline void srpt_put_be32(u8 *p, u32 v)
 {
-	__be32 v;
+	__be32 w = cpu_to_be32(v);
 
-	memcpy(&v, p, sizeof(v));
-	return be32_to_cpu(v);
+	memcpy(p, &w, sizeof(w));
 }
 
-static u64 srpt_get_be64(const u8 *p)
+static inline void srpt_put_be64(u8 *p, u64 v)
 {
-	__be64 v;
+	__be64 w = cpu_to_be64(v);
 
-	memcpy(&v, p, sizeof(v));
-	return be64_to_cpu(v);
+	memcpy(p, &w, sizeof(w));
 }
 
 /**
@@ -227,20 +225,22 @@ u32 srpt_cdb_size(const u8 *cdb)
 	return group_size[cdb[0] >> 5];
 }
 
-/**
- * srpt_cdb_reads_medium() - a READ, whose data-in buffer the backend fills
- * @cdb: the CDB, srpt_cdb_size() bytes of it present
- *
- * Return: true for READ (6, 10, 12, 16, 32).
- */
-bool srpt_cdb_reads_medium(const u8 *cdb)
+/* The body of srpt_dir_conflict(), inlined into the parser. */
+static inline bool srpt_dir_conflict_in(const u8 *cdb, u8 dir)
 {
+	u16 sa;
+
+	if (srpt_cdb_reads_medium(cdb))
+		return dir == SRPT_DIR_OUT;
 	switch (cdb[0]) {
-	case 0x08: case 0x28: case 0xa8: case 0x88:
-		return true;
+	case 0x0a: case 0x2a: case 0xaa: case 0x8a:
+	case 0x2e: case 0xae: case 0x8e:
+	case 0x41: case 0x93: case 0x89:
+		return dir == SRPT_DIR_IN;
 	case 0x7f:
-		/* Variable length: the service action says (SBC-4 5.x). */
-		return (cdb[8] << 8 | cdb[9]) == 0x0009;
+		sa = (u16)(cdb[8] << 8 | cdb[9]);
+		return (sa == 0x000b || sa == 0x000c || sa == 0x000d) &&
+		       dir == SRPT_DIR_IN;
 	default:
 		return false;
 	}
@@ -262,22 +262,7 @@ bool srpt_cdb_reads_medium(const u8 *cdb)
  */
 bool srpt_dir_conflict(const u8 *cdb, u8 dir)
 {
-	u16 sa;
-
-	if (srpt_cdb_reads_medium(cdb))
-		return dir == SRPT_DIR_OUT;
-	switch (cdb[0]) {
-	case 0x0a: case 0x2a: case 0xaa: case 0x8a:
-	case 0x2e: case 0xae: case 0x8e:
-	case 0x41: case 0x93: case 0x89:
-		return dir == SRPT_DIR_IN;
-	case 0x7f:
-		sa = (u16)(cdb[8] << 8 | cdb[9]);
-		return (sa == 0x000b || sa == 0x000c || sa == 0x000d) &&
-		       dir == SRPT_DIR_IN;
-	default:
-		return false;
-	}
+	return srpt_dir_conflict_in(cdb, dir);
 }
 
 /**
@@ -346,32 +331,33 @@ static enum srpt_cmd_err srpt_cmd_do_parse(const u8 *p, size_t len,
 					   u32 imm_data_offset,
 					   struct srpt_cmd_info *out)
 {
-	struct srpt_wire_cmd hdr;
-	u32 out_fmt, in_fmt, cnt, other_cnt, off;
+	u32 fmt, out_fmt, in_fmt, cnt, other_cnt, off;
+	u8 add_cdb_len, out_cnt, in_cnt;
 
-	if (!p || len < sizeof(hdr))
+	if (!p || len < sizeof(struct srpt_wire_cmd))
 		return SRPT_CMD_TOO_SHORT;
-	memcpy(&hdr, p, sizeof(hdr));
-	out->tag = be64_to_cpu(hdr.tag);
-	out->lun = be64_to_cpu(hdr.lun);
-	out->task_attr = hdr.task_attr;
+	out->tag = srpt_get_be64(p + offsetof(struct srpt_wire_cmd, tag));
+	out->lun = srpt_get_be64(p + offsetof(struct srpt_wire_cmd, lun));
+	out->task_attr = p[offsetof(struct srpt_wire_cmd, task_attr)];
 
 	/* Bits 7:2 hold the length in 4-byte units, bits 1:0 are reserved. */
-	if (hdr.add_cdb_len & 0x3)
+	add_cdb_len = p[offsetof(struct srpt_wire_cmd, add_cdb_len)];
+	if (add_cdb_len & 0x3)
 		return SRPT_CMD_CDB_OVERFLOW;
-	off = sizeof(hdr) + hdr.add_cdb_len;
+	off = sizeof(struct srpt_wire_cmd) + add_cdb_len;
 	if (off > len)
 		return SRPT_CMD_CDB_OVERFLOW;
 	out->cdb = p + offsetof(struct srpt_wire_cmd, cdb);
-	out->cdb_len = sizeof(hdr.cdb) + hdr.add_cdb_len;
+	out->cdb_len = SRPT_CDB_LEN + add_cdb_len;
 	if (srpt_cdb_size(out->cdb) > out->cdb_len)
 		return SRPT_CMD_CDB_SHORT;
 
-	if (!srpt_task_attr_valid(hdr.task_attr))
+	if (!srpt_task_attr_valid(out->task_attr))
 		return SRPT_CMD_BAD_TASK_ATTR;
 
-	out_fmt = hdr.buf_fmt >> 4;
-	in_fmt = hdr.buf_fmt & 0xf;
+	fmt = p[offsetof(struct srpt_wire_cmd, buf_fmt)];
+	out_fmt = fmt >> 4;
+	in_fmt = fmt & 0xf;
 	if (out_fmt && in_fmt)
 		return SRPT_CMD_BIDI;
 	if (out_fmt > SRPT_DATA_DESC_IMM || in_fmt > SRPT_DATA_DESC_INDIRECT)
@@ -379,19 +365,19 @@ static enum srpt_cmd_err srpt_cmd_do_parse(const u8 *p, size_t len,
 	if (out_fmt == SRPT_DATA_DESC_IMM && !imm_negotiated)
 		return SRPT_CMD_IMM_NOT_NEGOTIATED;
 
+	out_cnt = p[offsetof(struct srpt_wire_cmd, data_out_desc_cnt)];
+	in_cnt = p[offsetof(struct srpt_wire_cmd, data_in_desc_cnt)];
 	if (out_fmt) {
 		out->dir = SRPT_DIR_OUT;
 		out->fmt = (u8)out_fmt;
-		cnt = hdr.data_out_desc_cnt;
-		other_cnt = hdr.data_in_desc_cnt;
+		cnt = out_cnt;
+		other_cnt = in_cnt;
 	} else if (in_fmt) {
 		out->dir = SRPT_DIR_IN;
 		out->fmt = (u8)in_fmt;
-		cnt = hdr.data_in_desc_cnt;
-		other_cnt = hdr.data_out_desc_cnt;
+		cnt = in_cnt;
+		other_cnt = out_cnt;
 	} else {
-		out->dir = SRPT_DIR_NONE;
-		out->fmt = SRPT_DATA_DESC_NONE;
 		return SRPT_CMD_OK;
 	}
 
@@ -444,9 +430,21 @@ int srpt_cmd_parse(const void *iu, size_t len, bool imm_negotiated,
 {
 	enum srpt_cmd_err e;
 
-	memset(out, 0, sizeof(*out));
+	out->tag = 0;
+	out->lun = 0;
+	out->task_attr = 0;
+	out->cdb = NULL;
+	out->cdb_len = 0;
+	out->dir = SRPT_DIR_NONE;
+	out->fmt = SRPT_DATA_DESC_NONE;
+	out->ndesc = 0;
+	out->desc = NULL;
+	out->data_len = 0;
+	out->imm_offset = 0;
+	out->imm_len = 0;
 	e = srpt_cmd_do_parse(iu, len, imm_negotiated, imm_data_offset, out);
-	if (e == SRPT_CMD_OK && srpt_dir_conflict(out->cdb, out->dir))
+	if (e == SRPT_CMD_OK && out->dir &&
+	    srpt_dir_conflict_in(out->cdb, out->dir))
 		e = SRPT_CMD_DIR_CONFLICT;
 	if (err)
 		*err = e;
@@ -455,31 +453,6 @@ int srpt_cmd_parse(const void *iu, size_t len, bool imm_negotiated,
 	out->ndesc = 0;
 	out->desc = NULL;
 	return -EINVAL;
-}
-
-/**
- * srpt_cmd_check_limits() - check a parsed SRP_CMD against channel limits
- * @len: bytes received
- * @ci: the command, as srpt_cmd_parse() accepted it
- * @max_it_iu_len: largest IU the login negotiated
- * @max_data_len: largest transfer of one command
- * @err: receives the reason on failure (may be NULL)
- *
- * Return: 0, or -EINVAL with @err set.
- */
-int srpt_cmd_check_limits(size_t len, const struct srpt_cmd_info *ci,
-			  u32 max_it_iu_len, u32 max_data_len,
-			  enum srpt_cmd_err *err)
-{
-	enum srpt_cmd_err e = SRPT_CMD_OK;
-
-	if (len > max_it_iu_len)
-		e = SRPT_CMD_TOO_LONG;
-	else if (ci->data_len > max_data_len)
-		e = SRPT_CMD_TOO_MUCH_DATA;
-	if (err)
-		*err = e;
-	return e == SRPT_CMD_OK ? 0 : -EINVAL;
 }
 
 /**
@@ -617,9 +590,8 @@ size_t srpt_build_rsp(void *buf, size_t buflen, const struct srpt_rsp_args *a)
 	const size_t hlen = sizeof(struct srpt_wire_rsp);
 	size_t resp_len = a->has_resp_code ? SRPT_TMF_RESP_DATA_LEN : 0;
 	size_t sense_len = 0;
-	struct srpt_wire_rsp r;
 	u8 *p = buf;
-	u32 resid = 0;
+	u32 resid = 0, do_resid = 0, di_resid = 0;
 	u8 flags = 0;
 
 	if (!p || buflen < hlen + resp_len)
@@ -628,43 +600,40 @@ size_t srpt_build_rsp(void *buf, size_t buflen, const struct srpt_rsp_args *a)
 		sense_len = a->sense_len;
 		if (sense_len > buflen - hlen - resp_len)
 			sense_len = buflen - hlen - resp_len;
+		if (sense_len)
+			flags |= SRPT_RSP_FLAG_SNSVALID;
 	}
-
-	if (a->dir == SRPT_DIR_OUT) {
-		if (a->residual_under) {
-			flags |= SRPT_RSP_FLAG_DOUNDER;
-			resid = a->residual_under;
-		} else if (a->residual_over) {
-			flags |= SRPT_RSP_FLAG_DOOVER;
-			resid = a->residual_over;
-		}
-	} else if (a->dir == SRPT_DIR_IN) {
-		if (a->residual_under) {
-			flags |= SRPT_RSP_FLAG_DIUNDER;
-			resid = a->residual_under;
-		} else if (a->residual_over) {
-			flags |= SRPT_RSP_FLAG_DIOVER;
-			resid = a->residual_over;
-		}
+	if (a->residual_under)
+		resid = a->residual_under;
+	else if (a->residual_over)
+		resid = a->residual_over;
+	if (resid && a->dir == SRPT_DIR_OUT) {
+		flags |= a->residual_under ? SRPT_RSP_FLAG_DOUNDER :
+					     SRPT_RSP_FLAG_DOOVER;
+		do_resid = resid;
+	} else if (resid && a->dir == SRPT_DIR_IN) {
+		flags |= a->residual_under ? SRPT_RSP_FLAG_DIUNDER :
+					     SRPT_RSP_FLAG_DIOVER;
+		di_resid = resid;
 	}
 	if (resp_len)
 		flags |= SRPT_RSP_FLAG_RSPVALID;
-	if (sense_len)
-		flags |= SRPT_RSP_FLAG_SNSVALID;
 
-	memset(&r, 0, sizeof(r));
-	r.opcode = SRPT_OP_RSP;
-	r.req_lim_delta = cpu_to_be32((u32)a->req_lim_delta);
-	r.tag = cpu_to_be64(a->tag);
-	r.flags = flags;
-	r.status = a->status;
-	if (a->dir == SRPT_DIR_OUT)
-		r.data_out_res_cnt = cpu_to_be32(resid);
-	else if (a->dir == SRPT_DIR_IN)
-		r.data_in_res_cnt = cpu_to_be32(resid);
-	r.sense_data_len = cpu_to_be32((u32)sense_len);
-	r.resp_data_len = cpu_to_be32((u32)resp_len);
-	memcpy(p, &r, hlen);
+	/* Field by field, straight into the (possibly unaligned) buffer. */
+	srpt_put_be32(p, (u32)SRPT_OP_RSP << 24);
+	srpt_put_be32(p + offsetof(struct srpt_wire_rsp, req_lim_delta),
+		      (u32)a->req_lim_delta);
+	srpt_put_be64(p + offsetof(struct srpt_wire_rsp, tag), a->tag);
+	srpt_put_be32(p + offsetof(struct srpt_wire_rsp, reserved2),
+		      (u32)flags << 8 | a->status);
+	srpt_put_be32(p + offsetof(struct srpt_wire_rsp, data_out_res_cnt),
+		      do_resid);
+	srpt_put_be32(p + offsetof(struct srpt_wire_rsp, data_in_res_cnt),
+		      di_resid);
+	srpt_put_be32(p + offsetof(struct srpt_wire_rsp, sense_data_len),
+		      (u32)sense_len);
+	srpt_put_be32(p + offsetof(struct srpt_wire_rsp, resp_data_len),
+		      (u32)resp_len);
 
 	if (resp_len) {
 		memset(p + hlen, 0, resp_len);
@@ -673,6 +642,31 @@ size_t srpt_build_rsp(void *buf, size_t buflen, const struct srpt_rsp_args *a)
 	if (sense_len)
 		memcpy(p + hlen + resp_len, a->sense, sense_len);
 	return hlen + resp_len + sense_len;
+}
+
+/**
+ * srpt_build_rsp_good() - build the SRP_RSP of a command that went well
+ * @buf: output buffer, at least 36 bytes (any max_ti_iu_len is)
+ * @tag: tag of the request being answered
+ * @req_lim_delta: credits returned to the initiator
+ *
+ * The same IU srpt_build_rsp() builds for status GOOD without sense data,
+ * response data or residual: the common case, in a few stores.
+ *
+ * Return: the IU length, 36.
+ */
+size_t srpt_build_rsp_good(void *buf, u64 tag, s32 req_lim_delta)
+{
+	u8 *p = buf;
+
+	srpt_put_be32(p, (u32)SRPT_OP_RSP << 24);
+	srpt_put_be32(p + offsetof(struct srpt_wire_rsp, req_lim_delta),
+		      (u32)req_lim_delta);
+	srpt_put_be64(p + offsetof(struct srpt_wire_rsp, tag), tag);
+	memset(p + offsetof(struct srpt_wire_rsp, reserved2), 0,
+	       sizeof(struct srpt_wire_rsp) -
+	       offsetof(struct srpt_wire_rsp, reserved2));
+	return sizeof(struct srpt_wire_rsp);
 }
 
 /**

@@ -301,3 +301,25 @@ TEST(CompVector, SixtyFourAndMoreVectors)
 	EXPECT_EQ(srpt_pick_comp_vector(0, 128, 200), 200u % 128);
 	EXPECT_EQ(srpt_pick_comp_vector(0, 4, 0xffffffffu), 0xffffffffu % 4);
 }
+
+// srpt_build_rsp_good(): the short form of the common case writes exactly
+// what srpt_build_rsp() writes for GOOD without sense, response data or
+// residual, over a buffer that held another response before, and nothing
+// past the 36 bytes.
+TEST(Rsp, GoodShortFormSameBytes)
+{
+	for (int32_t delta : { 0, 1, 0x01020304, -1 }) {
+		srpt_rsp_args a = args();
+		a.req_lim_delta = delta;
+		a.tag = 0xfedcba9876543210ull ^ uint64_t(delta);
+		Rsp want = build(a, 36);
+
+		Bytes got(36 + 8, 0xee);
+		memset(got.data(), 0x5a, 36);	// an earlier response's bytes
+		EXPECT_EQ(srpt_build_rsp_good(got.data(), a.tag, delta), 36u);
+		EXPECT_EQ(0, memcmp(got.data(), want.b.data(), 36))
+			<< "delta " << delta;
+		for (size_t i = 36; i < got.size(); i++)
+			EXPECT_EQ(got[i], 0xee) << "byte " << i << " written";
+	}
+}
