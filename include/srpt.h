@@ -233,6 +233,8 @@ struct srpt_nacl {
  * @byte_len:	bytes received
  * @wait_entry:	entry in the channel's wait list while no command context
  *		is free
+ * @sge:	the buffer as the receive request's one entry
+ * @wr:		the receive request, set up once (srpt_alloc_recv_bufs())
  */
 struct srpt_recv_ioctx {
 	struct ib_cqe		cqe;
@@ -244,6 +246,8 @@ struct srpt_recv_ioctx {
 	u32			byte_len;
 	u32			pad;
 	struct list_head	wait_entry;
+	struct ib_sge		sge;
+	struct ib_recv_wr	wr;
 };
 
 /**
@@ -286,6 +290,16 @@ enum srpt_cmd_state {
  * with init_on_alloc, clearing it).
  */
 #define SRPT_POOL_PAGES		(SZ_1M / PAGE_SIZE)
+/*
+ * Pages the idle contexts of a channel keep in their data buffers (beyond
+ * one each) for their next commands: 4 MiB, so that the contexts a queue
+ * depth of 16 with 128 KiB commands cycles through keep theirs (a context
+ * stays busy until its response completed, after the initiator may have
+ * sent the next command).
+ */
+#define SRPT_KEPT_PAGES		(SZ_4M / PAGE_SIZE)
+/* Contexts srpt_shed_locked() looks at before it sheds the newest. */
+#define SRPT_SHED_LOOK		16
 
 /**
  * struct srpt_send_ioctx - context of one SRP request (SCSI command or TMF)
@@ -327,15 +341,17 @@ enum srpt_cmd_state {
  *		reposted at once (the first byte names the command in logs)
  * @cdb_ext:	allocated copy of a longer CDB (additional CDB), or NULL
  * @data_sgl:	the command's data buffer, as LIO gets it: whole pages but
- *		for the last (@data_sg, or a table from srpt_alloc_pages())
+ *		for the last (the first entries of @buf_sgl)
  * @data_nents:	entries in @data_sgl
  * @data_len:	bytes in @data_sgl: the sum of the remote buffers
  * @rdma_sg:	the slices of @data_sgl of a command with several remote
  *		buffers, or NULL
- * @data_page:	data buffer of transfers of up to a page, allocated by the
- *		first such command and kept until the channel is freed, or
- *		NULL
- * @data_sg:	scatterlist over @data_page while a command uses it
+ * @buf_sgl:	the pages the context keeps for the data of its commands,
+ *		one page per entry (see srpt_alloc_data()), or NULL
+ * @buf_cap:	entries (pages) in @buf_sgl
+ * @rsp_sge:	the response SEND's buffer: @rsp_buf, set up once
+ * @rsp_wr:	the response SEND, set up once (srpt_ioctx_init()); only
+ *		its length and chain change per response
  * @charged:	bytes of @data_sgl counted in the channel's data_held
  */
 struct srpt_send_ioctx {
@@ -373,9 +389,11 @@ struct srpt_send_ioctx {
 	u32			data_nents;
 	u32			data_len;
 	struct scatterlist	*rdma_sg;
-	struct page		*data_page;
-	struct scatterlist	data_sg;
+	struct scatterlist	*buf_sgl;
+	u32			buf_cap;
 	u32			charged;
+	struct ib_sge		rsp_sge;
+	struct ib_send_wr	rsp_wr;
 };
 
 /* Channel states; a channel only moves forward through them. */
@@ -402,7 +420,7 @@ enum srpt_ch_state {
  * @cq_size:	entries taken from the pool
  * @qp:		the queue pair
  * @qp_num:	its number, for messages and statistics
- * @lock:	protects @state, credits, @free_list and @wait_list
+ * @lock:	protects @state, @free_list and @wait_list
  * @state:	enum srpt_ch_state
  * @registered:	on the channel list: srpt_ch_close() queues the release
  * @list:	entry in the driver's channel list
@@ -426,6 +444,8 @@ enum srpt_ch_state {
  *		command uses @sq_extra)
  * @req_lim:	credits the initiator holds
  * @req_lim_delta: credits freed and not yet returned
+ * @kept_pages:	pages in the data buffers of idle command contexts
+ *		(@buf_sgl) that keep more than one, see srpt_shed_locked()
  * @recv_ring:	receive buffers
  * @ioctx_ring:	command contexts
  * @n_ioctx:	entries in @ioctx_ring
@@ -494,8 +514,9 @@ struct srpt_channel {
 	u32			sq_size;
 	u32			sq_extra;
 	atomic_t		sq_wr_avail;
-	s32			req_lim;
-	s32			req_lim_delta;
+	atomic_t		req_lim;
+	atomic_t		req_lim_delta;
+	atomic_t		kept_pages;
 	struct srpt_recv_ioctx	*recv_ring;
 	struct srpt_send_ioctx	*ioctx_ring;
 	u32			n_ioctx;
@@ -600,6 +621,68 @@ static inline bool srpt_ch_detached(const struct srpt_channel *ch)
 	return unlikely(READ_ONCE(ch->detached));
 }
 
+/**
+ * srpt_take_ioctx_locked() - take a free command context
+ * @ch: the channel, its lock held
+ *
+ * Only while the channel is live: a busy context keeps a closing channel's
+ * release waiting (srpt_ch_wait_idle()), so none may be taken once it
+ * could have stopped waiting.
+ *
+ * Return: the context, counted in @ch->n_busy, or NULL when all are in
+ * use or the channel is not live.
+ */
+static inline struct srpt_send_ioctx *
+srpt_take_ioctx_locked(struct srpt_channel *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+
+	lockdep_assert_held(&ch->lock);
+	if (ch->state != SRPT_CH_LIVE || list_empty(&ch->free_list))
+		return NULL;
+	ioctx = list_first_entry(&ch->free_list, struct srpt_send_ioctx,
+				 free_entry);
+	list_del_init(&ioctx->free_entry);
+	ch->n_busy++;
+	return ioctx;
+}
+
+/**
+ * srpt_ioctx_reset() - start a new request in a context just taken
+ * @ioctx: the context, from srpt_take_ioctx_locked()
+ *
+ * A context comes back to the free list with no receive buffer, RDMA
+ * context, data buffer or send queue entry of its request left
+ * (srpt_put_ioctx()); what a request sets as it goes is reset here.
+ */
+static inline void srpt_ioctx_reset(struct srpt_send_ioctx *ioctx)
+{
+	ioctx->start = jiffies;
+	ioctx->responded = false;
+	ioctx->cred_req = false;
+	ioctx->t_logout = false;
+	ioctx->reported = false;
+	ioctx->state = SRPT_CMD_NEW;
+	ioctx->n_wr = 0;
+	ioctx->dir = SRPT_DIR_NONE;
+	ioctx->in_lio = false;
+}
+
+/**
+ * srpt_opcode_uses_credit() - does a request IU spend one of the
+ * initiator's credits?
+ * @opcode: the IU's first byte
+ *
+ * SRP_CRED_RSP and SRP_AER_RSP answer the target's own requests and are
+ * not counted against req_lim; everything else is.
+ *
+ * Return: true if the IU spends a credit.
+ */
+static inline bool srpt_opcode_uses_credit(u8 opcode)
+{
+	return opcode != SRPT_OP_CRED_RSP && opcode != SRPT_OP_AER_RSP;
+}
+
 /*
  * Declarations, one section per source file, in layer order: a file calls
  * the files of the sections above its own.  The one call upwards is
@@ -614,7 +697,21 @@ u64 srpt_service_guid(void);
 void srpt_set_default_service_guid(u64 guid);
 u16 srpt_get_rdma_cm_port(void);
 int srpt_set_rdma_cm_port(u16 port);
-bool srpt_fault_post_send(void);
+extern atomic_t srpt_fail_post_send;
+bool srpt_fault_post_send_take(void);
+
+/**
+ * srpt_fault_post_send() - should this send queue post fail?
+ *
+ * Return: true (and one injected failure fewer) while the debugfs counter
+ * is set; one load when it is not.
+ */
+static inline bool srpt_fault_post_send(void)
+{
+	return unlikely(atomic_read(&srpt_fail_post_send)) &&
+	       srpt_fault_post_send_take();
+}
+
 void srpt_param_init(void);
 void srpt_param_exit(void);
 
@@ -659,11 +756,12 @@ void *srpt_recv_buf_take(struct ib_device *ib_dev, struct srpt_recv_ioctx *r);
 void srpt_recv_obj_free(void *obj);
 void srpt_unmap_recv_bufs(struct ib_device *ib_dev,
 			  struct srpt_recv_ioctx *ring, u32 n);
-int srpt_alloc_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
+int srpt_alloc_recv_bufs(struct ib_pd *pd, struct srpt_recv_ioctx *ring,
 			 u32 n, u32 pad,
 			 void (*done)(struct ib_cq *cq, struct ib_wc *wc));
 int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);
 bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r);
+void __srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);
 void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);
 int srpt_ring_init(void);
 void srpt_ring_exit(void);
@@ -672,6 +770,8 @@ void srpt_ring_exit(void);
 void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu);
 void srpt_pool_drain(struct srpt_channel *ch);
 void srpt_free_data(struct srpt_send_ioctx *ioctx);
+void srpt_buf_free(struct srpt_send_ioctx *ioctx);
+void srpt_shed_locked(struct srpt_channel *ch);
 void srpt_unmap_rw(struct srpt_send_ioctx *ioctx);
 void srpt_unmap_data(struct srpt_send_ioctx *ioctx);
 int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,

@@ -71,7 +71,7 @@ static int srpt_alloc_recv_ring(struct srpt_channel *ch)
 	/* Immediate data, at imm_data_offset in the IU, on a 512-byte boundary. */
 	pad = ch->imm_data ? (SRPT_IMM_ALIGN - ch->imm_data_offset %
 			      SRPT_IMM_ALIGN) % SRPT_IMM_ALIGN : 0;
-	if (srpt_alloc_recv_bufs(ch->sport->sdev->ib_dev, ch->recv_ring,
+	if (srpt_alloc_recv_bufs(ch->sport->sdev->pd, ch->recv_ring,
 				 ch->rq_size, pad, srpt_recv_done)) {
 		kvfree(ch->recv_ring);
 		ch->recv_ring = NULL;
@@ -91,6 +91,11 @@ void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx)
 	ioctx->rdma_cqe.done = srpt_rdma_read_done;
 	ioctx->rdma_err_cqe.done = srpt_rdma_err_done;
 	ioctx->send_cqe.done = srpt_send_done;
+	ioctx->rsp_wr.wr_cqe = &ioctx->send_cqe;
+	ioctx->rsp_wr.opcode = IB_WR_SEND;
+	ioctx->rsp_wr.send_flags = IB_SEND_SIGNALED;
+	ioctx->rsp_wr.sg_list = &ioctx->rsp_sge;
+	ioctx->rsp_wr.num_sge = 1;
 	ioctx->state = SRPT_CMD_FREE;
 	INIT_LIST_HEAD(&ioctx->free_entry);
 	INIT_LIST_HEAD(&ioctx->sq_entry);
@@ -134,8 +139,7 @@ static void srpt_free_ioctx_ring(struct srpt_channel *ch)
 		if (!ioctx->rsp_buf)
 			continue;
 		kfree(ioctx->rsp_buf);
-		if (ioctx->data_page)
-			__free_page(ioctx->data_page);
+		srpt_buf_free(ioctx);
 	}
 	kvfree(ch->ioctx_ring);
 	ch->ioctx_ring = NULL;
@@ -194,6 +198,8 @@ static int srpt_alloc_ioctx_ring(struct srpt_channel *ch)
 			ioctx->rsp_buf = NULL;
 			goto nomem;
 		}
+		ioctx->rsp_sge.addr = ioctx->rsp_dma;
+		ioctx->rsp_sge.lkey = ch->sport->sdev->pd->local_dma_lkey;
 		list_add_tail(&ioctx->free_entry, &ch->free_list);
 	}
 	return 0;

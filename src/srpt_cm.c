@@ -214,7 +214,7 @@ static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
 	if (ret)
 		goto free_ch;
 
-	ch->req_lim = ch->rq_size;
+	atomic_set(&ch->req_lim, ch->rq_size);
 	ret = srpt_ch_register(ch, !l->d.multichannel, &multichan);
 	if (ret) {
 		srpt_ch_free(ch);

@@ -75,14 +75,104 @@ static int srpt_lio_task_attr(u8 attr)
 }
 
 /**
+ * srpt_cmd_refuse() - answer a malformed SRP_CMD
+ * @ch: channel
+ * @r: receive buffer holding the IU
+ * @ioctx: the command's context
+ * @err: why srpt_cmd_parse() or srpt_cmd_check_limits() refused it
+ *
+ * CHECK CONDITION with the sense srpt_cmd_err_sense() gives, without
+ * reaching LIO.
+ */
+static noinline void srpt_cmd_refuse(struct srpt_channel *ch,
+				     struct srpt_recv_ioctx *r,
+				     struct srpt_send_ioctx *ioctx,
+				     enum srpt_cmd_err err)
+{
+	u64 tag = srpt_iu_tag(r);
+	u8 key, asc, ascq;
+
+	atomic64_inc(&ch->stats.malformed);
+	trace_srpt_bad_iu(ch->id, SRPT_OP_CMD, r->byte_len, err);
+	pr_warn_ratelimited("%s: malformed SRP_CMD (tag 0x%llx, %u bytes): %s\n",
+			    ch->sess_name, tag, r->byte_len,
+			    srpt_cmd_err_str(err));
+	__srpt_repost_recv(ch, r);
+	srpt_cmd_err_sense(err, &key, &asc, &ascq);
+	srpt_send_error_rsp(ioctx, tag, SAM_STAT_CHECK_CONDITION, key, asc,
+			    ascq, -1);
+}
+
+/**
+ * srpt_cmd_map() - set up the data transfers of a command with descriptors
+ * @ch: channel
+ * @r: receive buffer holding the IU
+ * @ioctx: the command
+ * @ci: the parsed command, @ci->ndesc > 0
+ * @sgl: receives the data buffer for LIO
+ * @nents: receives its entries
+ *
+ * Return: 0; 1 if the command was answered here (BUSY, or CHECK
+ * CONDITION when its RDMA requests cannot fit in the send queue); -ENOSPC
+ * if it has to wait until the channel's commands hold less data (nothing
+ * is left set up then).
+ */
+static int srpt_cmd_map(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
+			struct srpt_send_ioctx *ioctx,
+			const struct srpt_cmd_info *ci,
+			struct scatterlist **sgl, u32 *nents)
+{
+	int ret = srpt_map_data(ch, ioctx, ci, sgl, nents);
+
+	if (unlikely(ret == -ENOSPC)) {
+		/* Runs when other commands have given data back. */
+		atomic64_inc(&ch->stats.data_full);
+		return ret;
+	}
+	if (unlikely(ret)) {
+		pr_warn_ratelimited("%s: mapping %u bytes for tag 0x%llx failed (%d)\n",
+				    ch->sess_name, ci->data_len, ci->tag, ret);
+		srpt_unmap_data(ioctx);
+		__srpt_repost_recv(ch, r);
+		srpt_send_error_rsp(ioctx, ci->tag, SAM_STAT_BUSY, 0, 0, 0, -1);
+		return 1;
+	}
+	/*
+	 * The RDMA requests and the response must fit in the send queue at
+	 * once, or LIO would retry the command for ever.
+	 */
+	if (unlikely(ioctx->n_wr + 1 > ch->sq_size + ch->sq_extra)) {
+		pr_warn_ratelimited("%s: tag 0x%llx: %u bytes need %u RDMA requests, more than the send queue holds (%u)\n",
+				    ch->sess_name, ci->tag, ci->data_len,
+				    ioctx->n_wr, ch->sq_size + ch->sq_extra);
+		srpt_unmap_data(ioctx);
+		__srpt_repost_recv(ch, r);
+		srpt_send_error_rsp(ioctx, ci->tag, SAM_STAT_CHECK_CONDITION,
+				    ILLEGAL_REQUEST, 0x24, 0x00, -1);
+		return 1;
+	}
+	/*
+	 * A READ's backend fills its buffer; LIO's emulated commands may
+	 * answer GOOD having filled less of it (RECEIVE COPY RESULTS), and
+	 * what the buffer held before (a page the context kept, or one the
+	 * allocator did not clear) must not go out.
+	 */
+	if (*sgl && ci->dir == SRPT_DIR_IN && !srpt_cdb_reads_medium(ioctx->cdb))
+		sg_zero_buffer(*sgl, *nents, ci->data_len, 0);
+	return 0;
+}
+
+/**
  * srpt_handle_cmd() - process an SRP_CMD
  * @ch: channel
  * @r: receive buffer holding the IU
  * @ioctx: a free command context
  *
- * A malformed command is answered with CHECK CONDITION (sense from
- * srpt_cmd_err_sense()) without reaching LIO.  The receive buffer is
- * reposted before LIO sees the command, unless it carries immediate data.
+ * Runs in the receive path (srpt_recv_done() or the wait list), which the
+ * channel's release waits for before it could detach from the device.
+ * A malformed command is answered with CHECK CONDITION without reaching
+ * LIO.  The receive buffer is reposted before LIO sees the command, unless
+ * it carries immediate data.
  *
  * Return: false if the command has to wait until the channel's commands
  * hold less data (max_channel_data): @ioctx is given back, @r is not
@@ -91,38 +181,23 @@ static int srpt_lio_task_attr(u8 attr)
 bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		     struct srpt_send_ioctx *ioctx)
 {
-	struct srpt_cmd_info ci;
-	enum srpt_cmd_err err = SRPT_CMD_OK;
+	enum dma_data_direction dma_dir = DMA_NONE;
 	struct scatterlist *sgl = NULL;
-	u64 lun;
-	enum dma_data_direction dma_dir;
+	/* srpt_cmd_parse() sets every field: not cleared first (stack init). */
+	struct srpt_cmd_info ci __uninitialized;
+	enum srpt_cmd_err err;
 	u32 nents = 0;
-	u8 key, asc, ascq;
 	u8 *cdb;
+	u64 lun;
 	int ret;
 
-	ret = srpt_cmd_parse(r->buf, r->byte_len, ch->imm_data,
-			     ch->imm_data_offset, &ci, &err);
-	if (!ret)
-		ret = srpt_cmd_check_limits(r->byte_len, &ci,
-					    ch->max_it_iu_len,
-					    ch->max_cmd_data, &err);
-	if (!ret && ci.cdb_len > SRPT_MAX_CDB_LEN) {
-		ret = -EINVAL;
-		err = SRPT_CMD_CDB_OVERFLOW;
-	}
-	if (ret) {
-		u64 tag = srpt_iu_tag(r);
-
-		atomic64_inc(&ch->stats.malformed);
-		trace_srpt_bad_iu(ch->id, SRPT_OP_CMD, r->byte_len, err);
-		pr_warn_ratelimited("%s: malformed SRP_CMD (tag 0x%llx, %u bytes): %s\n",
-				    ch->sess_name, tag, r->byte_len,
-				    srpt_cmd_err_str(err));
-		srpt_repost_recv(ch, r);
-		srpt_cmd_err_sense(err, &key, &asc, &ascq);
-		srpt_send_error_rsp(ioctx, tag, SAM_STAT_CHECK_CONDITION, key,
-				    asc, ascq, -1);
+	/* Whatever add_cdb_len says, the copy below fits the limit. */
+	BUILD_BUG_ON(SRPT_CDB_LEN + 0xfc > SRPT_MAX_CDB_LEN);
+	if (unlikely(srpt_cmd_parse(r->buf, r->byte_len, ch->imm_data,
+				    ch->imm_data_offset, &ci, &err) ||
+		     srpt_cmd_check_limits(r->byte_len, &ci, ch->max_it_iu_len,
+					   ch->max_cmd_data, &err))) {
+		srpt_cmd_refuse(ch, r, ioctx, err);
 		return true;
 	}
 
@@ -133,20 +208,18 @@ bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	trace_srpt_cmd(ch->id, ci.tag, lun, ci.cdb[0],
 		       ci.data_len, ci.dir, ci.fmt == SRPT_DATA_DESC_IMM);
 	/* A copy: the receive buffer is reposted before LIO sees the CDB. */
+	memcpy(ioctx->cdb, ci.cdb, SRPT_CDB_LEN);
 	cdb = ioctx->cdb;
-	if (ci.cdb_len > sizeof(ioctx->cdb)) {
+	if (unlikely(ci.cdb_len > SRPT_CDB_LEN)) {
 		/* Additional CDB bytes (rare): a copy of its own. */
 		ioctx->cdb_ext = kmemdup(ci.cdb, ci.cdb_len, GFP_KERNEL);
 		cdb = ioctx->cdb_ext;
 		if (!cdb) {
-			srpt_repost_recv(ch, r);
+			__srpt_repost_recv(ch, r);
 			srpt_send_error_rsp(ioctx, ci.tag, SAM_STAT_BUSY, 0, 0,
 					    0, -1);
 			return true;
 		}
-	} else {
-		memcpy(cdb, ci.cdb, ci.cdb_len);
-		memset(cdb + ci.cdb_len, 0, sizeof(ioctx->cdb) - ci.cdb_len);
 	}
 
 	if (ci.fmt == SRPT_DATA_DESC_IMM) {
@@ -155,52 +228,18 @@ bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 				     r->buf + ci.imm_offset, ci.imm_len);
 		sgl = nents ? ioctx->imm_sg : NULL;
 		atomic64_inc(&ch->stats.imm_cmds);
-	} else if (ci.ndesc) {
-		ret = srpt_map_data(ch, ioctx, &ci, &sgl, &nents);
-		if (ret == -ENOSPC) {
-			/* Runs when other commands have given data back. */
-			atomic64_inc(&ch->stats.data_full);
-			srpt_unget_ioctx(ioctx);
-			return false;
+	} else {
+		if (ci.ndesc) {
+			ret = srpt_cmd_map(ch, r, ioctx, &ci, &sgl, &nents);
+			if (ret == -ENOSPC) {
+				srpt_unget_ioctx(ioctx);
+				return false;
+			}
+			if (ret)
+				return true;
 		}
-		if (ret) {
-			pr_warn_ratelimited("%s: mapping %u bytes for tag 0x%llx failed (%d)\n",
-					    ch->sess_name, ci.data_len, ci.tag,
-					    ret);
-			srpt_unmap_data(ioctx);
-			srpt_repost_recv(ch, r);
-			srpt_send_error_rsp(ioctx, ci.tag, SAM_STAT_BUSY, 0, 0,
-					    0, -1);
-			return true;
-		}
-		/*
-		 * The RDMA requests and the response must fit in the send
-		 * queue at once, or LIO would retry the command for ever.
-		 */
-		if (ioctx->n_wr + 1 > ch->sq_size + ch->sq_extra) {
-			pr_warn_ratelimited("%s: tag 0x%llx: %u bytes need %u RDMA requests, more than the send queue holds (%u)\n",
-					    ch->sess_name, ci.tag, ci.data_len,
-					    ioctx->n_wr,
-					    ch->sq_size + ch->sq_extra);
-			srpt_unmap_data(ioctx);
-			srpt_repost_recv(ch, r);
-			srpt_send_error_rsp(ioctx, ci.tag,
-					    SAM_STAT_CHECK_CONDITION,
-					    ILLEGAL_REQUEST, 0x24, 0x00, -1);
-			return true;
-		}
-		/*
-		 * A READ's backend fills its buffer; LIO's emulated commands
-		 * may answer GOOD having filled less of it (RECEIVE COPY
-		 * RESULTS), and what the buffer held before (a page of the
-		 * pool, of the context, or one the allocator did not clear)
-		 * must not go out.
-		 */
-		if (sgl && ci.dir == SRPT_DIR_IN && !srpt_cdb_reads_medium(cdb))
-			sg_zero_buffer(sgl, nents, ci.data_len, 0);
+		__srpt_repost_recv(ch, r);
 	}
-	if (!ioctx->recv)
-		srpt_repost_recv(ch, r);
 
 	atomic64_inc(&ch->stats.cmds);
 	if (ci.dir == SRPT_DIR_OUT) {
@@ -209,8 +248,6 @@ bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	} else if (ci.dir == SRPT_DIR_IN) {
 		dma_dir = DMA_FROM_DEVICE;
 		atomic64_add(ci.data_len, &ch->stats.bytes_out);
-	} else {
-		dma_dir = DMA_NONE;
 	}
 
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
@@ -218,7 +255,7 @@ bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	ret = target_init_cmd(&ioctx->cmd, ch->sess, ioctx->sense, lun,
 			      ci.data_len, srpt_lio_task_attr(ci.task_attr),
 			      dma_dir, TARGET_SCF_ACK_KREF);
-	if (ret) {
+	if (unlikely(ret)) {
 		/* The session is being stopped: drop the command. */
 		ioctx->in_lio = false;
 		srpt_put_ioctx(ioctx);
@@ -324,18 +361,22 @@ void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 static void srpt_execute_write(struct srpt_send_ioctx *ioctx,
 			       struct scatterlist *sgl, unsigned int nents)
 {
-	u8 param[SRPT_PR_OUT_FLAGS_OFFSET + 1];
-	const u8 *cdb = ioctx->cdb_ext ? ioctx->cdb_ext : ioctx->cdb;
+	/* Read only as far as sg_pcopy_to_buffer() wrote it. */
+	u8 param[SRPT_PR_OUT_FLAGS_OFFSET + 1] __uninitialized;
 	size_t len = 0;
 
-	if (unlikely(cdb[0] == 0x5f) && sgl)
-		len = sg_pcopy_to_buffer(sgl, nents, param, sizeof(param), 0);
-	if (unlikely(srpt_pr_out_refused(cdb, param, len))) {
-		pr_warn_ratelimited("%s: tag 0x%llx: PERSISTENT RESERVE OUT with SPEC_I_PT refused\n",
-				    ioctx->ch->sess_name, ioctx->tag);
-		transport_generic_request_failure(&ioctx->cmd,
-						  TCM_INVALID_PARAMETER_LIST);
-		return;
+	/* The CDB's first 16 bytes are in ioctx->cdb, with or without more. */
+	if (unlikely(ioctx->cdb[0] == 0x5f)) {
+		if (sgl)
+			len = sg_pcopy_to_buffer(sgl, nents, param,
+						 sizeof(param), 0);
+		if (srpt_pr_out_refused(ioctx->cdb, param, len)) {
+			pr_warn_ratelimited("%s: tag 0x%llx: PERSISTENT RESERVE OUT with SPEC_I_PT refused\n",
+					    ioctx->ch->sess_name, ioctx->tag);
+			transport_generic_request_failure(&ioctx->cmd,
+							  TCM_INVALID_PARAMETER_LIST);
+			return;
+		}
 	}
 	ioctx->state = SRPT_CMD_EXECUTING;
 	target_execute_cmd(&ioctx->cmd);
@@ -359,7 +400,8 @@ void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 						  TCM_CHECK_CONDITION_ABORT_CMD);
 		return;
 	}
-	srpt_sync_data(ioctx, true);
+	if (!ch->virt_dma)
+		srpt_sync_data(ioctx, true);
 	srpt_execute_write(ioctx, ioctx->data_sgl, ioctx->data_nents);
 }
 
@@ -367,12 +409,19 @@ void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  * srpt_rsp_from_cmd() - response fields of a finished SCSI command
  * @ioctx: the command
  * @a: receives the fields
+ *
+ * Return: @a, or NULL for status GOOD without sense data or residual
+ * (the short form, srpt_build_rsp_good()).
  */
-static void srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
-			      struct srpt_rsp_args *a)
+static struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
+					       struct srpt_rsp_args *a)
 {
 	struct se_cmd *cmd = &ioctx->cmd;
 
+	if (likely(!cmd->scsi_status &&
+		   !(cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT |
+					  SCF_OVERFLOW_BIT))))
+		return NULL;
 	memset(a, 0, sizeof(*a));
 	a->tag = ioctx->tag;
 	a->status = cmd->scsi_status;
@@ -389,6 +438,7 @@ static void srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
 		a->residual_under = min(cmd->residual_count, ioctx->data_len);
 	else if (cmd->se_cmd_flags & SCF_OVERFLOW_BIT)
 		a->residual_over = cmd->residual_count;
+	return a;
 }
 
 int srpt_check_stop_free(struct se_cmd *se_cmd)
@@ -449,11 +499,17 @@ int srpt_write_pending(struct se_cmd *se_cmd)
 	struct ib_send_wr *first = NULL;
 	int i, ret = 0;
 
+	if (likely(ioctx->recv || !ioctx->n_rw)) {
+		/* The data is here (or there is none): nothing to post. */
+		if (unlikely(READ_ONCE(ch->detached)))
+			return -EIO;
+		srpt_execute_write(ioctx, se_cmd->t_data_sg,
+				   se_cmd->t_data_nents);
+		return 0;
+	}
 	rcu_read_lock();
 	if (srpt_ch_detached(ch)) {
 		ret = -EIO;
-	} else if (ioctx->recv || !ioctx->n_rw) {
-		ret = 1;
 	} else if (!srpt_sq_reserve(ch, ioctx->n_wr)) {
 		atomic64_inc(&ch->stats.sq_full);
 		ret = -ENOMEM;
@@ -472,11 +528,6 @@ int srpt_write_pending(struct se_cmd *se_cmd)
 		}
 	}
 	rcu_read_unlock();
-	if (ret == 1) {
-		srpt_execute_write(ioctx, se_cmd->t_data_sg,
-				   se_cmd->t_data_nents);
-		ret = 0;
-	}
 	return ret;
 }
 
@@ -494,13 +545,16 @@ int srpt_get_cmd_state(struct se_cmd *se_cmd)
 int srpt_queue_data_in(struct se_cmd *se_cmd)
 {
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	struct srpt_rsp_args a;
+	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
+	struct srpt_rsp_args a __uninitialized;
 	int ret;
 
-	srpt_zero_tail(ioctx, se_cmd->data_length);
-	srpt_sync_data(ioctx, false);
-	srpt_rsp_from_cmd(ioctx, &a);
-	ret = srpt_post_rsp(ioctx, &a, ioctx->n_rw > 0);
+	if (unlikely(ioctx->data_sgl && se_cmd->data_length < ioctx->data_len))
+		srpt_zero_tail(ioctx, se_cmd->data_length);
+	if (!ioctx->ch->virt_dma)
+		srpt_sync_data(ioctx, false);
+	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a),
+			    ioctx->n_rw > 0);
 	return srpt_rsp_posted(ioctx, ret);
 }
 
@@ -516,17 +570,19 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 int srpt_queue_status(struct se_cmd *se_cmd)
 {
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	struct srpt_rsp_args a;
+	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
+	struct srpt_rsp_args a __uninitialized;
 	int ret;
 
-	rcu_read_lock();
-	if (!srpt_ch_detached(ioctx->ch) && ioctx->recv) {
-		srpt_repost_recv(ioctx->ch, ioctx->recv);
-		ioctx->recv = NULL;
+	if (ioctx->recv) {
+		rcu_read_lock();
+		if (!srpt_ch_detached(ioctx->ch)) {
+			__srpt_repost_recv(ioctx->ch, ioctx->recv);
+			ioctx->recv = NULL;
+		}
+		rcu_read_unlock();
 	}
-	rcu_read_unlock();
-	srpt_rsp_from_cmd(ioctx, &a);
-	ret = srpt_post_rsp(ioctx, &a, false);
+	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a), false);
 	return srpt_rsp_posted(ioctx, ret);
 }
 

@@ -129,53 +129,149 @@ void srpt_pool_drain(struct srpt_channel *ch)
 }
 
 /**
- * srpt_free_data() - give back the local data buffer of a command
- * @ioctx: the command, its RDMA contexts destroyed (srpt_unmap_rw())
- *
- * The page the context keeps (see srpt_alloc_data()) stays with it; any
- * other buffer is a table of single pages, which go to the channel's pool
- * (srpt_pool_put()).  Nothing here touches the RDMA device.
+ * srpt_buf_release() - give the pages a context keeps to the channel's pool
+ * @ioctx: the context, no command using its buffer
  */
-void srpt_free_data(struct srpt_send_ioctx *ioctx)
+static void srpt_buf_release(struct srpt_send_ioctx *ioctx)
 {
-	if (ioctx->charged) {
-		atomic_sub(ioctx->charged, &ioctx->ch->data_held);
-		ioctx->charged = 0;
-	}
-	if (ioctx->data_sgl && ioctx->data_sgl != &ioctx->data_sg) {
-		srpt_pool_put(ioctx->ch, ioctx->data_sgl, ioctx->data_nents);
-		kfree(ioctx->data_sgl);
-	}
-	ioctx->data_sgl = NULL;
-	ioctx->data_nents = 0;
-	kfree(ioctx->rdma_sg);
-	ioctx->rdma_sg = NULL;
+	if (!ioctx->buf_cap)
+		return;
+	srpt_pool_put(ioctx->ch, ioctx->buf_sgl, ioctx->buf_cap);
+	kfree(ioctx->buf_sgl);
+	ioctx->buf_sgl = NULL;
+	ioctx->buf_cap = 0;
 }
 
 /**
- * srpt_unmap_rw() - destroy the RDMA contexts of a command
+ * srpt_buf_free() - free the pages a context keeps
+ * @ioctx: the context, its channel being freed
+ */
+void srpt_buf_free(struct srpt_send_ioctx *ioctx)
+{
+	u32 i;
+
+	for (i = 0; i < ioctx->buf_cap; i++)
+		__free_page(sg_page(&ioctx->buf_sgl[i]));
+	kfree(ioctx->buf_sgl);
+	ioctx->buf_sgl = NULL;
+	ioctx->buf_cap = 0;
+}
+
+/**
+ * srpt_shed_locked() - bound the pages idle contexts keep
+ * @ch: the channel, its lock held, a context just put back on its free list
+ *
+ * Contexts are taken from the head of the free list and put back there,
+ * so the ones at the tail are those used least recently: their buffers go
+ * first (to the channel's pool), the one just put back last.  Buffers of a
+ * single page are not counted (a channel has a bounded number of
+ * contexts); beyond that, idle contexts keep at most %SRPT_KEPT_PAGES.
+ */
+void srpt_shed_locked(struct srpt_channel *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned int looked = 0;
+
+	lockdep_assert_held(&ch->lock);
+	list_for_each_entry_reverse(ioctx, &ch->free_list, free_entry) {
+		if (atomic_read(&ch->kept_pages) <= SRPT_KEPT_PAGES)
+			return;
+		if (ioctx->buf_cap > 1) {
+			atomic_sub(ioctx->buf_cap, &ch->kept_pages);
+			srpt_buf_release(ioctx);
+		}
+		if (++looked == SRPT_SHED_LOOK)
+			break;
+	}
+	/* Still over: the context just put back gives its pages too. */
+	ioctx = list_first_entry(&ch->free_list, struct srpt_send_ioctx,
+				 free_entry);
+	if (atomic_read(&ch->kept_pages) > SRPT_KEPT_PAGES &&
+	    ioctx->buf_cap > 1) {
+		atomic_sub(ioctx->buf_cap, &ch->kept_pages);
+		srpt_buf_release(ioctx);
+	}
+}
+
+/**
+ * __srpt_free_data() - give back the local data buffer of a command
+ * @ioctx: the command, its RDMA contexts destroyed (srpt_unmap_rw())
+ *
+ * The context keeps the buffer's pages for its next command (see
+ * srpt_alloc_data()); what idle contexts keep beyond a page each is
+ * counted in the channel's kept_pages, and srpt_shed_locked() bounds it.
+ * Nothing here touches the RDMA device.
+ */
+static __always_inline void __srpt_free_data(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+
+	if (ioctx->charged) {
+		atomic_sub(ioctx->charged, &ch->data_held);
+		ioctx->charged = 0;
+	}
+	if (ioctx->data_sgl) {
+		struct scatterlist *last = &ioctx->data_sgl[ioctx->data_nents - 1];
+
+		/* Undo srpt_alloc_data(): whole pages, one table. */
+		last->length = PAGE_SIZE;
+		if (ioctx->data_nents < ioctx->buf_cap)
+			sg_unmark_end(last);
+		ioctx->data_sgl = NULL;
+		ioctx->data_nents = 0;
+		if (ioctx->buf_cap > 1)
+			atomic_add(ioctx->buf_cap, &ch->kept_pages);
+	}
+	if (unlikely(ioctx->rdma_sg)) {
+		kfree(ioctx->rdma_sg);
+		ioctx->rdma_sg = NULL;
+	}
+}
+
+/**
+ * srpt_free_data() - __srpt_free_data(), called from other files
+ * @ioctx: the command, its RDMA contexts destroyed
+ */
+void srpt_free_data(struct srpt_send_ioctx *ioctx)
+{
+	__srpt_free_data(ioctx);
+}
+
+/**
+ * __srpt_unmap_rw() - destroy the RDMA contexts of a command
  * @ioctx: the command; its channel's QP still exists
  *
  * Unmaps the data buffer from the device; the buffer itself stays (see
  * srpt_free_data()).  Does nothing the second time.
  */
-void srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
+static __always_inline void __srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
 				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
 	unsigned int i;
 
+	if (!ioctx->rw)
+		return;
 	for (i = 0; i < ioctx->n_rw; i++) {
 		struct srpt_rw *rw = &ioctx->rw[i];
 
 		rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
 				    rw->sg, rw->nents, dir);
 	}
-	if (ioctx->rw != ioctx->rw_inline)
+	if (unlikely(ioctx->rw != ioctx->rw_inline))
 		kfree(ioctx->rw);
 	ioctx->rw = NULL;
 	ioctx->n_rw = 0;
+}
+
+/**
+ * srpt_unmap_rw() - __srpt_unmap_rw(), called from other files
+ * @ioctx: the command; its channel's QP still exists
+ */
+void srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
+{
+	__srpt_unmap_rw(ioctx);
 }
 
 /**
@@ -184,8 +280,8 @@ void srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
  */
 void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
 {
-	srpt_unmap_rw(ioctx);
-	srpt_free_data(ioctx);
+	__srpt_unmap_rw(ioctx);
+	__srpt_free_data(ioctx);
 }
 
 /**
@@ -256,29 +352,39 @@ static int srpt_alloc_pages(struct srpt_channel *ch, u32 len,
  * @len: bytes, the sum of its remote buffers, more than zero
  *
  * One buffer for the whole command, however many remote buffers the
- * initiator gave (see srpt_alloc_pages() for why).  Up to a page, such as
- * a 4 KiB read, uses the page the context keeps for that: allocating and
- * freeing a page for every such command was about a third of the target's
- * completion work in a profile of 4 KiB random reads.
+ * initiator gave (see srpt_alloc_pages() for why).  The context keeps the
+ * pages of its last buffer (srpt_free_data()), and a command that fits in
+ * them only marks where its data ends: no allocation, no clearing (with
+ * init_on_alloc) and no walk over the pages.  A larger one gives them
+ * back and gets a new buffer, which the context keeps from then on.
  *
  * Return: 0 or -ENOMEM.
  */
 static int srpt_alloc_data(struct srpt_send_ioctx *ioctx, u32 len)
 {
+	struct srpt_channel *ch = ioctx->ch;
+	u32 n = DIV_ROUND_UP(len, PAGE_SIZE);
+	struct scatterlist *last;
+	int ret;
+
 	ioctx->data_len = len;
-	if (len <= PAGE_SIZE) {
-		if (!ioctx->data_page)
-			ioctx->data_page = alloc_page(GFP_KERNEL);
-		if (ioctx->data_page) {
-			sg_init_table(&ioctx->data_sg, 1);
-			sg_set_page(&ioctx->data_sg, ioctx->data_page, len, 0);
-			ioctx->data_sgl = &ioctx->data_sg;
-			ioctx->data_nents = 1;
-			return 0;
-		}
+	/* An idle context's pages count as kept (srpt_free_data()). */
+	if (ioctx->buf_cap > 1)
+		atomic_sub(ioctx->buf_cap, &ch->kept_pages);
+	if (unlikely(n > ioctx->buf_cap)) {
+		srpt_buf_release(ioctx);
+		ret = srpt_alloc_pages(ch, n * PAGE_SIZE, &ioctx->buf_sgl,
+				       &ioctx->buf_cap);
+		if (ret)
+			return ret;
 	}
-	return srpt_alloc_pages(ioctx->ch, len, &ioctx->data_sgl,
-				&ioctx->data_nents);
+	last = &ioctx->buf_sgl[n - 1];
+	last->length = len - (n - 1) * PAGE_SIZE;
+	if (n < ioctx->buf_cap)
+		sg_mark_end(last);
+	ioctx->data_sgl = ioctx->buf_sgl;
+	ioctx->data_nents = n;
+	return 0;
 }
 
 /**
@@ -378,6 +484,22 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 	ret = srpt_alloc_data(ioctx, ci->data_len);
 	if (ret)
 		return ret;
+	if (likely(ci->ndesc == 1)) {
+		/* One remote buffer (the direct format): the whole buffer. */
+		struct srpt_rw *rw = ioctx->rw;
+
+		rw->sg = ioctx->data_sgl;
+		rw->nents = ioctx->data_nents;
+		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
+				       rw->sg, rw->nents, 0,
+				       srpt_get_be64(&ci->desc->va),
+				       srpt_get_be32(&ci->desc->key), dir);
+		if (ret < 0)
+			return ret;
+		ioctx->n_wr = ret;
+		ioctx->n_rw = 1;
+		goto out;
+	}
 	if (ci->ndesc > 1) {
 		/* Each slice has an entry per page, one more where unaligned. */
 		ioctx->rdma_sg = kmalloc_array(ioctx->data_nents + ci->ndesc,
@@ -390,9 +512,13 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 
 	for (i = 0; i < ci->ndesc; i++) {
 		struct srpt_rw *rw = &ioctx->rw[ioctx->n_rw];
-		struct srpt_buf_desc bd;
+		const struct srpt_wire_direct_buf *d = &ci->desc[i];
+		struct srpt_buf_desc bd = {
+			.va = srpt_get_be64(&d->va),
+			.key = srpt_get_be32(&d->key),
+			.len = srpt_get_be32(&d->len),
+		};
 
-		srpt_buf_desc_get(&ci->desc[i], &bd);
 		if (!bd.len)
 			continue;
 		if (slice) {
@@ -411,6 +537,7 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 		ioctx->n_rw++;
 		off += bd.len;
 	}
+out:
 	*sgl = ioctx->data_sgl;
 	*nents = ioctx->data_nents;
 	return 0;
@@ -433,16 +560,21 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
 			  u32 len)
 {
+	/* A slab object: its pages are contiguous in the memory map. */
+	struct page *page = virt_to_page(buf);
+	u32 off = offset_in_page(buf);
 	unsigned int n = 0;
 
 	if (!len)
 		return 0;
-	sg_init_table(sgl, max);
 	while (len && n < max) {
-		u32 l = min_t(u32, len, PAGE_SIZE - offset_in_page(buf));
+		u32 l = min_t(u32, len, PAGE_SIZE - off);
+		struct scatterlist *sg = &sgl[n++];
 
-		sg_set_buf(&sgl[n++], buf, l);
-		buf += l;
+		/* What sg_init_table() leaves, for this entry only. */
+		memset(sg, 0, sizeof(*sg));
+		sg_set_page(sg, page++, l, off);
+		off = 0;
 		len -= l;
 	}
 	sg_mark_end(&sgl[n - 1]);

@@ -245,19 +245,20 @@ int srpt_set_rdma_cm_port(u16 port)
  * number of coming ib_post_send() calls to fail with -ENOMEM, as if the
  * device refused them.  0, the default, injects nothing.
  */
-static atomic_t srpt_fail_post_send = ATOMIC_INIT(0);
+atomic_t srpt_fail_post_send = ATOMIC_INIT(0);
 
 static struct dentry *srpt_debugfs;
 
 /**
- * srpt_fault_post_send() - should this send queue post fail?
+ * srpt_fault_post_send_take() - use up one injected post failure
  *
- * Return: true (and one injected failure fewer) while the counter is set.
+ * The caller, srpt_fault_post_send(), saw the counter set.
+ *
+ * Return: true if this post is to fail.
  */
-bool srpt_fault_post_send(void)
+bool srpt_fault_post_send_take(void)
 {
-	return unlikely(atomic_read(&srpt_fail_post_send)) &&
-	       atomic_add_unless(&srpt_fail_post_send, -1, 0);
+	return atomic_add_unless(&srpt_fail_post_send, -1, 0);
 }
 
 /**

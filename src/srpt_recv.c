@@ -185,8 +185,10 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_recv_ioctx *r =
 		container_of(wc->wr_cqe, struct srpt_recv_ioctx, cqe);
 	struct srpt_channel *ch = r->sdev ? wc->qp->qp_context : r->ch;
+	struct srpt_send_ioctx *ioctx = NULL;
 	unsigned long flags;
 	bool wait, over;
+	u8 opcode;
 
 	r->ch = ch;
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -198,21 +200,40 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 
-	ib_dma_sync_single_for_cpu(ch->sport->sdev->ib_dev, r->dma,
-				   wc->byte_len, DMA_FROM_DEVICE);
+	if (!ch->virt_dma)
+		ib_dma_sync_single_for_cpu(ch->sport->sdev->ib_dev, r->dma,
+					   wc->byte_len, DMA_FROM_DEVICE);
 	r->byte_len = wc->byte_len;
+	opcode = r->byte_len ? *(u8 *)r->buf : 0xff;
+
+	/* Responses to target requests cost the initiator no credit. */
+	if (srpt_opcode_uses_credit(opcode))
+		over = atomic_dec_return(&ch->req_lim) < 0;
+	else
+		over = atomic_read(&ch->req_lim) < 0;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	/* Responses to target requests cost the initiator no credit. */
-	if (srpt_iu_uses_credit(r))
-		ch->req_lim--;
-	over = ch->req_lim < 0;
 	wait = !over && (ch->state != SRPT_CH_LIVE ||
 			 !list_empty(&ch->wait_list));
+	/*
+	 * The common case, an SRP_CMD on a live channel with nothing
+	 * waiting: its context is taken under the same lock.  Without a free
+	 * context it waits; a context put back runs the list.
+	 */
+	if (!wait && !over && opcode == SRPT_OP_CMD && !ch->t_logout) {
+		ioctx = srpt_take_ioctx_locked(ch);
+		wait = !ioctx;
+	}
 	if (wait)
 		list_add_tail(&r->wait_entry, &ch->wait_list);
 	spin_unlock_irqrestore(&ch->lock, flags);
 
+	if (ioctx) {
+		srpt_ioctx_reset(ioctx);
+		if (!srpt_handle_cmd(ch, r, ioctx))
+			srpt_wait_later(ch, r, false);
+		return;
+	}
 	if (unlikely(over)) {
 		srpt_over_credit(ch, r);
 		return;
@@ -251,7 +272,7 @@ int srpt_device_get_srq(struct srpt_device *sdev)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		sdev->srq_ring[i].sdev = sdev;
-	ret = srpt_alloc_recv_bufs(ib_dev, sdev->srq_ring, n, 0,
+	ret = srpt_alloc_recv_bufs(sdev->pd, sdev->srq_ring, n, 0,
 				   srpt_recv_done);
 	if (ret)
 		goto free_ring;

@@ -102,7 +102,7 @@ void srpt_unmap_recv_bufs(struct ib_device *ib_dev,
 
 /**
  * srpt_alloc_recv_bufs() - allocate and map receive buffers
- * @ib_dev: device to map them for
+ * @pd: protection domain of the device to map them for
  * @ring: zeroed array of @n entries
  * @n: number of buffers
  * @pad: where in each (512-byte aligned) object IUs are received, below
@@ -111,10 +111,11 @@ void srpt_unmap_recv_bufs(struct ib_device *ib_dev,
  *
  * Return: 0, or -ENOMEM with nothing left allocated.
  */
-int srpt_alloc_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
+int srpt_alloc_recv_bufs(struct ib_pd *pd, struct srpt_recv_ioctx *ring,
 			 u32 n, u32 pad,
 			 void (*done)(struct ib_cq *cq, struct ib_wc *wc))
 {
+	struct ib_device *ib_dev = pd->device;
 	u32 i;
 
 	for (i = 0; i < n; i++) {
@@ -137,6 +138,13 @@ int srpt_alloc_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
 		r->buf = obj + pad;
 		r->dma = dma + pad;
 		r->mapped = true;
+		/* The receive request, posted as it is every time. */
+		r->sge.addr = r->dma;
+		r->sge.length = srpt_max_req_size;
+		r->sge.lkey = pd->local_dma_lkey;
+		r->wr.wr_cqe = &r->cqe;
+		r->wr.sg_list = &r->sge;
+		r->wr.num_sge = 1;
 	}
 	return 0;
 
@@ -157,23 +165,19 @@ nomem:
  */
 int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 {
-	struct srpt_device *sdev = r->sdev ? r->sdev : ch->sport->sdev;
-	struct ib_sge sge = {
-		.addr = r->dma,
-		.length = srpt_max_req_size,
-		.lkey = sdev->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &r->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
+	struct srpt_device *sdev = r->sdev;
 
-	ib_dma_sync_single_for_device(sdev->ib_dev, r->dma, srpt_max_req_size,
-				      DMA_FROM_DEVICE);
-	if (r->sdev)
-		return ib_post_srq_recv(r->sdev->srq, &wr, NULL);
-	return ib_post_recv(ch->qp, &wr, NULL);
+	if (sdev) {
+		ib_dma_sync_single_for_device(sdev->ib_dev, r->dma,
+					      srpt_max_req_size,
+					      DMA_FROM_DEVICE);
+		return ib_post_srq_recv(sdev->srq, &r->wr, NULL);
+	}
+	if (!ch->virt_dma)
+		ib_dma_sync_single_for_device(ch->sport->sdev->ib_dev, r->dma,
+					      srpt_max_req_size,
+					      DMA_FROM_DEVICE);
+	return ib_post_recv(ch->qp, &r->wr, NULL);
 }
 
 /**
@@ -188,45 +192,55 @@ int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
  */
 bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r)
 {
-	u8 opcode = r->byte_len ? *(u8 *)r->buf : 0xff;
-
-	return opcode != SRPT_OP_CRED_RSP && opcode != SRPT_OP_AER_RSP;
+	return srpt_opcode_uses_credit(r->byte_len ? *(u8 *)r->buf : 0xff);
 }
 
 /**
- * srpt_repost_recv() - give a receive buffer back, which frees a credit
- * @ch: channel
+ * __srpt_repost_recv() - give a receive buffer back, which frees a credit
+ * @ch: channel, attached to its device: the caller is in the receive path
+ *	(which ends before the channel can detach, see srpt_ch_detach()) or
+ *	checked srpt_ch_detached() in the same RCU read-side section
  * @r: the buffer
  *
  * A channel's own buffer is not posted once the channel is closing (it
  * stays idle until the ring is freed); an SRQ buffer always goes back to
- * the SRQ, which other channels share, unless the channel detached from
- * its device (which is going away with the SRQ).  The buffer's IU must
- * still be in it: its opcode says whether reposting returns a credit.
+ * the SRQ, which other channels share.  The buffer's IU must still be in
+ * it: its opcode says whether reposting returns a credit.
  */
-void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
+void __srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
 {
-	unsigned long flags;
 	bool live = READ_ONCE(ch->state) < SRPT_CH_DISCONNECTING;
-	bool credit = srpt_iu_uses_credit(r);
+	/* Before the post: the next IU may land in the buffer at once. */
+	bool credit = live && srpt_iu_uses_credit(r);
 	int ret;
 
 	if (!live && !r->sdev)
 		return;
-	rcu_read_lock();
-	ret = srpt_ch_detached(ch) ? 0 : srpt_post_recv(ch, r);
-	rcu_read_unlock();
-	if (ret) {
+	ret = srpt_post_recv(ch, r);
+	if (unlikely(ret)) {
 		pr_warn_ratelimited("%s: reposting a receive failed (%d)\n",
 				    ch->sess_name, ret);
 		srpt_ch_close(ch, "receive post failed");
 		return;
 	}
-	if (!live || !credit)
-		return;
-	spin_lock_irqsave(&ch->lock, flags);
-	ch->req_lim_delta++;
-	spin_unlock_irqrestore(&ch->lock, flags);
+	if (credit)
+		atomic_inc(&ch->req_lim_delta);
+}
+
+/**
+ * srpt_repost_recv() - __srpt_repost_recv() from any context
+ * @ch: channel
+ * @r: the buffer
+ *
+ * Nothing is posted once the channel detached from its device (which is
+ * going away with any SRQ).
+ */
+void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
+{
+	rcu_read_lock();
+	if (!srpt_ch_detached(ch))
+		__srpt_repost_recv(ch, r);
+	rcu_read_unlock();
 }
 
 /**

@@ -38,14 +38,11 @@ static void srpt_send_cred_req(struct srpt_send_ioctx *ioctx);
  */
 static s32 srpt_take_credits(struct srpt_channel *ch)
 {
-	unsigned long flags;
-	s32 delta;
+	s32 delta = atomic_xchg(&ch->req_lim_delta, 0);
 
-	spin_lock_irqsave(&ch->lock, flags);
-	delta = ch->req_lim_delta;
-	ch->req_lim_delta = 0;
-	ch->req_lim += delta;
-	spin_unlock_irqrestore(&ch->lock, flags);
+	/* Before the response goes out: the initiator may use them at once. */
+	if (delta)
+		atomic_add(delta, &ch->req_lim);
 	return delta;
 }
 
@@ -56,12 +53,8 @@ static s32 srpt_take_credits(struct srpt_channel *ch)
  */
 static void srpt_undo_credits(struct srpt_channel *ch, s32 delta)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	ch->req_lim_delta += delta;
-	ch->req_lim -= delta;
-	spin_unlock_irqrestore(&ch->lock, flags);
+	atomic_add(delta, &ch->req_lim_delta);
+	atomic_sub(delta, &ch->req_lim);
 }
 
 /**
@@ -101,37 +94,10 @@ struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	/*
-	 * Only while live: a busy context keeps a closing channel's release
-	 * waiting (srpt_ch_wait_idle()), so none may be taken once it could
-	 * have stopped waiting.
-	 */
-	ioctx = ch->state == SRPT_CH_LIVE ?
-		list_first_entry_or_null(&ch->free_list,
-					 struct srpt_send_ioctx, free_entry) :
-		NULL;
-	if (ioctx) {
-		list_del_init(&ioctx->free_entry);
-		ch->n_busy++;
-	}
+	ioctx = srpt_take_ioctx_locked(ch);
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (!ioctx)
-		return NULL;
-
-	ioctx->start = jiffies;
-	ioctx->responded = false;
-	ioctx->cred_req = false;
-	ioctx->t_logout = false;
-	ioctx->reported = false;
-
-	ioctx->state = SRPT_CMD_NEW;
-	ioctx->recv = NULL;
-	ioctx->rw = NULL;
-	ioctx->n_rw = 0;
-	ioctx->n_wr = 0;
-	ioctx->rsp_wrs = 0;
-	ioctx->dir = SRPT_DIR_NONE;
-	ioctx->in_lio = false;
+	if (ioctx)
+		srpt_ioctx_reset(ioctx);
 	return ioctx;
 }
 
@@ -149,6 +115,8 @@ static void srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
 	lockdep_assert_held(&ch->lock);
 	ioctx->state = SRPT_CMD_FREE;
 	list_add(&ioctx->free_entry, &ch->free_list);
+	if (unlikely(atomic_read(&ch->kept_pages) > SRPT_KEPT_PAGES))
+		srpt_shed_locked(ch);
 	ch->n_busy--;
 	if (!ch->n_busy && ch->state != SRPT_CH_LIVE)
 		wake_up(&ch->idle_wq);
@@ -201,25 +169,32 @@ void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 	struct srpt_channel *ch = ioctx->ch;
 	bool no_rsp = !ioctx->responded;
 	unsigned long flags;
-	bool live, cred, detached;
+	bool live, cred, detached = false;
 
-	rcu_read_lock();
-	detached = srpt_ch_detached(ch);
-	if (likely(!detached)) {
-		srpt_unmap_data(ioctx);
-		if (ioctx->recv) {
-			srpt_repost_recv(ch, ioctx->recv);
-			ioctx->recv = NULL;
+	/* Requests without data or immediate data (TMFs, errors) skip this. */
+	if (ioctx->rw || ioctx->data_sgl || ioctx->recv || ioctx->recv_obj ||
+	    ioctx->charged || ioctx->rdma_sg) {
+		rcu_read_lock();
+		detached = srpt_ch_detached(ch);
+		if (likely(!detached)) {
+			srpt_unmap_data(ioctx);
+			if (ioctx->recv) {
+				__srpt_repost_recv(ch, ioctx->recv);
+				ioctx->recv = NULL;
+			}
 		}
+		rcu_read_unlock();
+		if (detached)
+			srpt_put_detached(ioctx);
 	}
-	rcu_read_unlock();
-	if (detached)
-		srpt_put_detached(ioctx);
-	kfree(ioctx->cdb_ext);
-	ioctx->cdb_ext = NULL;
+	if (unlikely(ioctx->cdb_ext)) {
+		kfree(ioctx->cdb_ext);
+		ioctx->cdb_ext = NULL;
+	}
 	spin_lock_irqsave(&ch->lock, flags);
 	live = ch->state == SRPT_CH_LIVE;
-	cred = no_rsp && live && ch->n_busy == 1 && ch->req_lim_delta > 0 &&
+	cred = no_rsp && live && ch->n_busy == 1 &&
+	       atomic_read(&ch->req_lim_delta) > 0 &&
 	       list_empty(&ch->wait_list);
 	if (!cred) {
 		srpt_free_ioctx_locked(ioctx);
@@ -337,7 +312,8 @@ void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
 /**
  * srpt_build_and_post() - build and post a response, after any RDMA WRITEs
  * @ioctx: the request
- * @a: response fields; req_lim_delta is filled in here
+ * @a: response fields, req_lim_delta filled in here; NULL for status GOOD
+ *	without sense data or residual (srpt_build_rsp_good())
  * @with_data: chain the command's RDMA WRITEs in front of the SEND
  * @n: send queue entries already reserved for all of it
  *
@@ -355,32 +331,35 @@ static int srpt_build_and_post(struct srpt_send_ioctx *ioctx,
 			       unsigned int n)
 {
 	struct srpt_channel *ch = ioctx->ch;
-	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
-	struct ib_send_wr send_wr = { }, *first = &send_wr;
-	struct ib_sge sge;
+	struct ib_send_wr *first = &ioctx->rsp_wr;
+	s32 delta = ioctx->t_logout ? 0 : srpt_take_credits(ch);
 	size_t len;
 	int i, ret;
 
-	a->req_lim_delta = ioctx->t_logout ? 0 : srpt_take_credits(ch);
-	if (ioctx->t_logout)
-		len = srpt_build_t_logout(ioctx->rsp_buf, ch->max_ti_iu_len,
-					  ioctx->tag, ch->t_logout_reason);
-	else if (ioctx->cred_req)
-		len = srpt_build_cred_req(ioctx->rsp_buf, ch->max_ti_iu_len,
-					  ioctx->tag, a->req_lim_delta);
-	else
-		len = srpt_build_rsp(ioctx->rsp_buf, ch->max_ti_iu_len, a);
-	ib_dma_sync_single_for_device(ib_dev, ioctx->rsp_dma, len,
-				      DMA_TO_DEVICE);
+	if (likely(!a)) {
+		len = srpt_build_rsp_good(ioctx->rsp_buf, ioctx->tag, delta);
+	} else {
+		a->req_lim_delta = delta;
+		if (unlikely(ioctx->t_logout))
+			len = srpt_build_t_logout(ioctx->rsp_buf,
+						  ch->max_ti_iu_len, ioctx->tag,
+						  ch->t_logout_reason);
+		else if (unlikely(ioctx->cred_req))
+			len = srpt_build_cred_req(ioctx->rsp_buf,
+						  ch->max_ti_iu_len, ioctx->tag,
+						  delta);
+		else
+			len = srpt_build_rsp(ioctx->rsp_buf, ch->max_ti_iu_len,
+					     a);
+	}
+	if (!ch->virt_dma)
+		ib_dma_sync_single_for_device(ch->sport->sdev->ib_dev,
+					      ioctx->rsp_dma, len,
+					      DMA_TO_DEVICE);
 
-	sge.addr = ioctx->rsp_dma;
-	sge.length = len;
-	sge.lkey = ch->sport->sdev->pd->local_dma_lkey;
-	send_wr.wr_cqe = &ioctx->send_cqe;
-	send_wr.opcode = IB_WR_SEND;
-	send_wr.send_flags = IB_SEND_SIGNALED;
-	send_wr.sg_list = &sge;
-	send_wr.num_sge = 1;
+	/* The rest of the SEND was set up with the context. */
+	ioctx->rsp_sge.length = len;
+	ioctx->rsp_wr.next = NULL;
 
 	if (with_data) {
 		for (i = ioctx->n_rw - 1; i >= 0; i--)
@@ -393,14 +372,14 @@ static int srpt_build_and_post(struct srpt_send_ioctx *ioctx,
 	ioctx->rsp_wrs = n;
 	ioctx->state = SRPT_CMD_RSP_SENT;
 	ioctx->responded = true;
-	trace_srpt_rsp(ch->id, ioctx->tag, ioctx->cred_req, a->status,
-		       a->req_lim_delta, n);
+	trace_srpt_rsp(ch->id, ioctx->tag, ioctx->cred_req, a ? a->status : 0,
+		       delta, n);
 	ret = srpt_post_send(ch, first, "a response");
 	if (ret) {
 		atomic_add(n, &ch->sq_wr_avail);
 		ioctx->rsp_wrs = 0;
 		ioctx->responded = false;
-		srpt_undo_credits(ch, a->req_lim_delta);
+		srpt_undo_credits(ch, delta);
 		ret = -EIO;
 	}
 	return ret;
@@ -436,7 +415,7 @@ static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
 /**
  * srpt_post_rsp() - post the response of a command LIO completed
  * @ioctx: the command
- * @a: response fields; req_lim_delta is filled in here
+ * @a: response fields, see srpt_build_and_post()
  * @with_data: chain the command's RDMA WRITEs in front of the SEND
  *
  * Return: 0, or -ENOMEM when the send queue is full (nothing posted; LIO
