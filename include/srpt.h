@@ -767,7 +767,23 @@ int srpt_ring_init(void);
 void srpt_ring_exit(void);
 
 /* srpt_data.c: data buffers of commands */
-void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu);
+void __srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu);
+
+/**
+ * srpt_sync_data() - pass a command's data buffers to the CPU or the HCA
+ * @ioctx: the command
+ * @for_cpu: true after the HCA wrote the data (RDMA READ done), before LIO
+ *	reads it; false after LIO wrote it, before the RDMA WRITEs
+ *
+ * Nothing to do on a device that does DMA to virtual addresses (Soft-RoCE):
+ * it has no DMA device to sync for.
+ */
+static inline void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
+{
+	if (!ioctx->ch->virt_dma)
+		__srpt_sync_data(ioctx, for_cpu);
+}
+
 void srpt_pool_drain(struct srpt_channel *ch);
 void srpt_free_data(struct srpt_send_ioctx *ioctx);
 void srpt_buf_free(struct srpt_send_ioctx *ioctx);

@@ -400,8 +400,7 @@ void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 						  TCM_CHECK_CONDITION_ABORT_CMD);
 		return;
 	}
-	if (!ch->virt_dma)
-		srpt_sync_data(ioctx, true);
+	srpt_sync_data(ioctx, true);
 	srpt_execute_write(ioctx, ioctx->data_sgl, ioctx->data_nents);
 }
 
@@ -551,8 +550,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 
 	if (unlikely(ioctx->data_sgl && se_cmd->data_length < ioctx->data_len))
 		srpt_zero_tail(ioctx, se_cmd->data_length);
-	if (!ioctx->ch->virt_dma)
-		srpt_sync_data(ioctx, false);
+	srpt_sync_data(ioctx, false);
 	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a),
 			    ioctx->n_rw > 0);
 	return srpt_rsp_posted(ioctx, ret);

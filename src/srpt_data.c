@@ -24,8 +24,8 @@
 #include "srpt_compat.h"
 
 /**
- * srpt_sync_data() - pass a command's data buffers to the CPU or the HCA
- * @ioctx: the command
+ * __srpt_sync_data() - pass a command's data buffers to the CPU or the HCA
+ * @ioctx: the command, on a device that does real DMA (srpt_sync_data())
  * @for_cpu: true after the HCA wrote the data (RDMA READ done), before LIO
  *	reads it; false after LIO wrote it, before the RDMA WRITEs
  *
@@ -34,7 +34,7 @@
  * device the data only moves between the two views here.  Nothing is done
  * once the channel detached from its device: the data goes nowhere then.
  */
-void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
+void __srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
@@ -42,8 +42,6 @@ void srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
 	struct ib_device *ib_dev;
 	unsigned int i;
 
-	if (ch->virt_dma)
-		return;
 	rcu_read_lock();
 	if (srpt_ch_detached(ch))
 		goto out;
@@ -143,6 +141,16 @@ static void srpt_buf_release(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_buf_shed() - give up an idle context's kept pages
+ * @ioctx: the context, idle, its pages counted in kept_pages
+ */
+static void srpt_buf_shed(struct srpt_send_ioctx *ioctx)
+{
+	atomic_sub(ioctx->buf_cap, &ioctx->ch->kept_pages);
+	srpt_buf_release(ioctx);
+}
+
+/**
  * srpt_buf_free() - free the pages a context keeps
  * @ioctx: the context, its channel being freed
  */
@@ -176,10 +184,8 @@ void srpt_shed_locked(struct srpt_channel *ch)
 	list_for_each_entry_reverse(ioctx, &ch->free_list, free_entry) {
 		if (atomic_read(&ch->kept_pages) <= SRPT_KEPT_PAGES)
 			return;
-		if (ioctx->buf_cap > 1) {
-			atomic_sub(ioctx->buf_cap, &ch->kept_pages);
-			srpt_buf_release(ioctx);
-		}
+		if (ioctx->buf_cap > 1)
+			srpt_buf_shed(ioctx);
 		if (++looked == SRPT_SHED_LOOK)
 			break;
 	}
@@ -187,10 +193,8 @@ void srpt_shed_locked(struct srpt_channel *ch)
 	ioctx = list_first_entry(&ch->free_list, struct srpt_send_ioctx,
 				 free_entry);
 	if (atomic_read(&ch->kept_pages) > SRPT_KEPT_PAGES &&
-	    ioctx->buf_cap > 1) {
-		atomic_sub(ioctx->buf_cap, &ch->kept_pages);
-		srpt_buf_release(ioctx);
-	}
+	    ioctx->buf_cap > 1)
+		srpt_buf_shed(ioctx);
 }
 
 /**
@@ -512,13 +516,9 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 
 	for (i = 0; i < ci->ndesc; i++) {
 		struct srpt_rw *rw = &ioctx->rw[ioctx->n_rw];
-		const struct srpt_wire_direct_buf *d = &ci->desc[i];
-		struct srpt_buf_desc bd = {
-			.va = srpt_get_be64(&d->va),
-			.key = srpt_get_be32(&d->key),
-			.len = srpt_get_be32(&d->len),
-		};
+		struct srpt_buf_desc bd;
 
+		srpt_buf_desc_get(&ci->desc[i], &bd);
 		if (!bd.len)
 			continue;
 		if (slice) {
