@@ -19,6 +19,7 @@ poll_until() {
 
 channels_are() { [[ $(channel_count) == "$1" ]]; }
 cmds_over() { [[ $(counter cmds) -gt $1 ]]; }
+over_credit_over() { [[ $(counter over_credit) -gt $1 ]]; }
 exited() { ! kill -0 "$1" 2>/dev/null; }
 dmesg_has() { dmesg_here | grep -q "$1"; }
 # dmesg_count PATTERN: lines of the case's kernel log with PATTERN.
@@ -844,6 +845,48 @@ case_cred_req_foreign_reset() {
 	check slow_lun_down
 }
 
+# case_over_credit: the test client, on a channel that receives through
+# the SRQ, sends its credit limit's worth of READs and four more
+# (protocol.past_credit_limit) while the slow LUN holds every READ, so
+# that no command's completion can give a credit back.  The target
+# answers the first request beyond the limit at once with BUSY (counted
+# as over_credit).  That BUSY also carries every credit of the SRQ
+# buffers reposted since the login, so of the four only those that
+# arrived before it are over the limit: between one and four.  After
+# the LUN is resumed every READ is answered and the channel is healthy.  The first BUSY is awaited with the LUN held: a
+# receive path that stalled behind the held READs would never send it.
+# --no-write: the client then learns the LUN's geometry from READ
+# CAPACITY alone (emulated by LIO) instead of also saving its scratch
+# area with a READ, which the held LUN would keep.
+case_over_credit() {
+	local cpid rc
+	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
+	trap 'slow_lun_release >/dev/null 2>&1' EXIT
+	modprobe -a rdma_ucm ib_uverbs || fail "rdma_ucm/ib_uverbs"
+	check slow_lun_up "0x$CLIENT_EXT$(node_guid)" use_srq=1
+	check slow_lun_hold
+	CONF_TIMEOUT_MS=120000 conf_client --initiator-ext "$CLIENT_EXT" --lun 1 \
+		--no-write --cases protocol.past_credit_limit \
+		--json "$RESULTS/over-credit.json" >"$RESULTS/over-credit.txt" 2>&1 &
+	cpid=$!
+	poll_until 60 over_credit_over 0 || {
+		channels
+		echo w >/proc/sysrq-trigger
+		fail "no request beyond the credit limit was seen with the LUN held"
+	}
+	channels
+	[[ $(counter over_credit) -le 4 ]] ||
+		fail "over_credit $(counter over_credit), more than the 4 READs beyond the limit"
+	check slow_lun_release
+	wait "$cpid"
+	rc=$?
+	cat "$RESULTS/over-credit.txt"
+	[[ $rc == 0 ]] || fail "client: $(grep -m1 '^FAIL' "$RESULTS/over-credit.txt" || tail -n1 "$RESULTS/over-credit.txt")"
+	channels
+	check srp_target_down
+	check slow_lun_down
+}
+
 run_fault_cases() {
 	CASE_TIMEOUT=300 run_case tmf_reset_load case_tmf_reset_load
 	CASE_TIMEOUT=300 run_case mpath_relogin case_mpath_relogin
@@ -857,4 +900,5 @@ run_fault_cases() {
 	run_case post_failure case_post_failure
 	CASE_TIMEOUT=400 run_case login_cycles case_login_cycles
 	run_case cred_req_foreign_reset case_cred_req_foreign_reset
+	run_case over_credit case_over_credit
 }
