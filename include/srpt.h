@@ -759,9 +759,78 @@ void srpt_unmap_recv_bufs(struct ib_device *ib_dev,
 int srpt_alloc_recv_bufs(struct ib_pd *pd, struct srpt_recv_ioctx *ring,
 			 u32 n, u32 pad,
 			 void (*done)(struct ib_cq *cq, struct ib_wc *wc));
-int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);
-bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r);
-void __srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);
+void srpt_repost_failed(struct srpt_channel *ch, int ret);
+
+/**
+ * srpt_post_recv() - post one receive buffer
+ * @ch: channel owning the buffer (unused, may be NULL, for SRQ buffers)
+ * @r: the buffer; SRQ buffers go to their device's SRQ
+ *
+ * The buffer goes back to the device first: the CPU has read it since the
+ * last receive (srpt_recv_done() synced it for the CPU).  Inline: every
+ * request reposts its buffer.
+ *
+ * Return: 0 or the errno of ib_post_recv()/ib_post_srq_recv().
+ */
+static __always_inline int srpt_post_recv(struct srpt_channel *ch,
+					  struct srpt_recv_ioctx *r)
+{
+	struct srpt_device *sdev = r->sdev;
+
+	if (sdev) {
+		ib_dma_sync_single_for_device(sdev->ib_dev, r->dma,
+					      srpt_max_req_size,
+					      DMA_FROM_DEVICE);
+		return ib_post_srq_recv(sdev->srq, &r->wr, NULL);
+	}
+	if (!ch->virt_dma)
+		ib_dma_sync_single_for_device(ch->sport->sdev->ib_dev, r->dma,
+					      srpt_max_req_size,
+					      DMA_FROM_DEVICE);
+	return ib_post_recv(ch->qp, &r->wr, NULL);
+}
+
+/**
+ * srpt_iu_uses_credit() - does a received IU spend one of the initiator's
+ * credits?
+ * @r: the receive buffer, byte_len set
+ *
+ * Return: true if the IU spends a credit (srpt_opcode_uses_credit()).
+ */
+static inline bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r)
+{
+	return srpt_opcode_uses_credit(r->byte_len ? *(u8 *)r->buf : 0xff);
+}
+
+/**
+ * __srpt_repost_recv() - give a receive buffer back, which frees a credit
+ * @ch: channel, attached to its device: the caller is in the receive path
+ *	(which ends before the channel can detach, see srpt_ch_detach()) or
+ *	checked srpt_ch_detached() in the same RCU read-side section
+ * @r: the buffer
+ *
+ * A channel's own buffer is not posted once the channel is closing (it
+ * stays idle until the ring is freed); an SRQ buffer always goes back to
+ * the SRQ, which other channels share.  The buffer's IU must still be in
+ * it: its opcode says whether reposting returns a credit.
+ */
+static __always_inline void __srpt_repost_recv(struct srpt_channel *ch,
+					       struct srpt_recv_ioctx *r)
+{
+	bool live = READ_ONCE(ch->state) < SRPT_CH_DISCONNECTING;
+	/* Before the post: the next IU may land in the buffer at once. */
+	bool credit = live && srpt_iu_uses_credit(r);
+	int ret;
+
+	if (!live && !r->sdev)
+		return;
+	ret = srpt_post_recv(ch, r);
+	if (unlikely(ret))
+		srpt_repost_failed(ch, ret);
+	else if (credit)
+		atomic_inc(&ch->req_lim_delta);
+}
+
 void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);
 int srpt_ring_init(void);
 void srpt_ring_exit(void);
@@ -798,18 +867,65 @@ unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
 void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len);
 
 /* srpt_sq.c: command contexts, credits and the send queue */
-bool srpt_sq_reserve(struct srpt_channel *ch, unsigned int n);
+/**
+ * srpt_sq_reserve() - take send queue entries
+ * @ch: channel
+ * @n: entries needed
+ *
+ * Requests share ch->sq_size entries.  One that needs more than that (a
+ * descriptor table larger than a small srp_sq_size) may also take the
+ * ch->sq_extra entries the QP has beyond them: it drives sq_wr_avail below
+ * zero, which keeps every other request out until its entries are back,
+ * so the QP never holds more than sq_size + sq_extra requests and a large
+ * command waits at most for one other large command.
+ *
+ * Return: true if the entries are now reserved.
+ */
+static inline bool srpt_sq_reserve(struct srpt_channel *ch, unsigned int n)
+{
+	int left = atomic_sub_return(n, &ch->sq_wr_avail);
+
+	if (left >= 0 || (n > ch->sq_size && left >= -(int)ch->sq_extra))
+		return true;
+	atomic_add(n, &ch->sq_wr_avail);
+	return false;
+}
+
 struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch);
 void srpt_put_ioctx(struct srpt_send_ioctx *ioctx);
 void srpt_unget_ioctx(struct srpt_send_ioctx *ioctx);
-int srpt_post_send(struct srpt_channel *ch, struct ib_send_wr *first,
-		   const char *what);
+void srpt_post_send_failed(struct srpt_channel *ch, const char *what, int ret);
+/**
+ * srpt_post_send() - post a chain of work requests to a channel's send queue
+ * @ch: channel
+ * @first: the chain; its entries are reserved in sq_wr_avail
+ * @what: what is posted, for the log
+ *
+ * With the entries reserved, a full queue cannot be why a post fails: the
+ * QP is unusable, and srpt_post_send_failed() closes the channel.
+ * (Retrying would not help, and a response that is never sent leaves the
+ * initiator waiting.)
+ *
+ * Return: 0 or the negative errno of ib_post_send().
+ */
+static __always_inline int srpt_post_send(struct srpt_channel *ch,
+					  struct ib_send_wr *first,
+					  const char *what)
+{
+	int ret = srpt_fault_post_send() ? -ENOMEM :
+		  ib_post_send(ch->qp, first, NULL);
+
+	if (unlikely(ret))
+		srpt_post_send_failed(ch, what, ret);
+	return ret;
+}
+
 void srpt_wc_error(struct srpt_channel *ch, const struct ib_wc *wc,
 		   const char *what, u64 tag);
 void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
 			    struct ib_send_wr *first);
-int srpt_post_rsp(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
-		  bool with_data);
+int srpt_queue_data_in(struct se_cmd *se_cmd);
+int srpt_queue_status(struct se_cmd *se_cmd);
 void srpt_sq_kick(struct srpt_channel *ch);
 void srpt_sq_released(struct srpt_channel *ch, unsigned int n);
 void srpt_queue_own(struct srpt_send_ioctx *ioctx);
@@ -836,8 +952,6 @@ void srpt_release_cmd(struct se_cmd *se_cmd);
 void srpt_close_session(struct se_session *se_sess);
 int srpt_write_pending(struct se_cmd *se_cmd);
 int srpt_get_cmd_state(struct se_cmd *se_cmd);
-int srpt_queue_data_in(struct se_cmd *se_cmd);
-int srpt_queue_status(struct se_cmd *se_cmd);
 void srpt_queue_tm_rsp(struct se_cmd *se_cmd);
 void srpt_aborted_task(struct se_cmd *se_cmd);
 

@@ -38,9 +38,11 @@ typedef __s32 s32;
 #define be32_to_cpu(x) ((u32)be32toh(x))
 #define be64_to_cpu(x) ((u64)be64toh(x))
 
-/* Userspace builds define __packed on the compiler command line. */
-#ifndef __packed
-#error "userspace builds define __packed: see tests/unit/CMakeLists.txt"
+/* Userspace builds define __packed and __always_inline on the compiler
+ * command line.
+ */
+#if !defined(__packed) || !defined(__always_inline)
+#error "userspace builds define __packed and __always_inline: see tests/unit/CMakeLists.txt"
 #endif
 
 #endif /* __KERNEL__ */

@@ -258,6 +258,30 @@ static inline u64 srpt_get_be64(const void *p)
 	return be64_to_cpu(v);
 }
 
+/**
+ * srpt_put_be32() - store a big-endian 32-bit field of an IU
+ * @p: the field, any alignment
+ * @v: the value in host order
+ */
+static inline void srpt_put_be32(u8 *p, u32 v)
+{
+	__be32 w = cpu_to_be32(v);
+
+	memcpy(p, &w, sizeof(w));
+}
+
+/**
+ * srpt_put_be64() - store a big-endian 64-bit field of an IU
+ * @p: the field, any alignment
+ * @v: the value in host order
+ */
+static inline void srpt_put_be64(u8 *p, u64 v)
+{
+	__be64 w = cpu_to_be64(v);
+
+	memcpy(p, &w, sizeof(w));
+}
+
 /* CDB bytes in the fixed part of an SRP_CMD. */
 #define SRPT_CDB_LEN	16
 
@@ -623,7 +647,33 @@ struct srpt_rsp_args {
 u32 srpt_pick_comp_vector(u64 mask, u32 num_vectors, u32 seq);
 size_t srpt_build_rsp(void *buf, size_t buflen,
 		      const struct srpt_rsp_args *a);
-size_t srpt_build_rsp_good(void *buf, u64 tag, s32 req_lim_delta);
+
+/**
+ * srpt_build_rsp_good() - build the SRP_RSP of a command that went well
+ * @buf: output buffer, at least 36 bytes (any max_ti_iu_len is)
+ * @tag: tag of the request being answered
+ * @req_lim_delta: credits returned to the initiator
+ *
+ * The same IU srpt_build_rsp() builds for status GOOD without sense data,
+ * response data or residual: the common case, in a few stores (inline:
+ * every command without an error takes it).
+ *
+ * Return: the IU length, 36.
+ */
+static __always_inline size_t srpt_build_rsp_good(void *buf, u64 tag,
+						  s32 req_lim_delta)
+{
+	u8 *p = (u8 *)buf;
+
+	srpt_put_be32(p, (u32)SRPT_OP_RSP << 24);
+	srpt_put_be32(p + offsetof(struct srpt_wire_rsp, req_lim_delta),
+		      (u32)req_lim_delta);
+	srpt_put_be64(p + offsetof(struct srpt_wire_rsp, tag), tag);
+	memset(p + offsetof(struct srpt_wire_rsp, reserved2), 0,
+	       sizeof(struct srpt_wire_rsp) -
+	       offsetof(struct srpt_wire_rsp, reserved2));
+	return sizeof(struct srpt_wire_rsp);
+}
 
 /* ------------------------------------------------------------------ */
 /* Port / ACL names (srpt_names.c)                                     */

@@ -6,7 +6,8 @@
  *               buffers with rdma_rw, repost the receive buffer, submit to
  *               LIO.  Writes: write_pending posts the RDMA READs, their
  *               completion executes the command.  Reads: queue_data_in
- *               posts the RDMA WRITEs chained before the response SEND.
+ *               (srpt_sq.c, with the other response callback) posts the
+ *               RDMA WRITEs chained before the response SEND.
  * SRP_TSK_MGMT: LIO TMR, answered by queue_tm_rsp.
  */
 
@@ -404,42 +405,6 @@ void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_execute_write(ioctx, ioctx->data_sgl, ioctx->data_nents);
 }
 
-/**
- * srpt_rsp_from_cmd() - response fields of a finished SCSI command
- * @ioctx: the command
- * @a: receives the fields
- *
- * Return: @a, or NULL for status GOOD without sense data or residual
- * (the short form, srpt_build_rsp_good()).
- */
-static struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
-					       struct srpt_rsp_args *a)
-{
-	struct se_cmd *cmd = &ioctx->cmd;
-
-	if (likely(!cmd->scsi_status &&
-		   !(cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT |
-					  SCF_OVERFLOW_BIT))))
-		return NULL;
-	memset(a, 0, sizeof(*a));
-	a->tag = ioctx->tag;
-	a->status = cmd->scsi_status;
-	a->dir = ioctx->dir;
-	if (cmd->scsi_status && cmd->scsi_sense_length) {
-		a->sense = ioctx->sense;
-		a->sense_len = cmd->scsi_sense_length;
-	}
-	/*
-	 * LIO can count an underflow twice (a data-in command sent with a
-	 * data-out buffer): no more than the buffer can be missing.
-	 */
-	if (cmd->se_cmd_flags & SCF_UNDERFLOW_BIT)
-		a->residual_under = min(cmd->residual_count, ioctx->data_len);
-	else if (cmd->se_cmd_flags & SCF_OVERFLOW_BIT)
-		a->residual_over = cmd->residual_count;
-	return a;
-}
-
 int srpt_check_stop_free(struct se_cmd *se_cmd)
 {
 	return target_put_sess_cmd(se_cmd);
@@ -456,27 +421,6 @@ void srpt_release_cmd(struct se_cmd *se_cmd)
 void srpt_close_session(struct se_session *se_sess)
 {
 	srpt_ch_close(se_sess->fabric_sess_ptr, "session closed by LIO");
-}
-
-/**
- * srpt_rsp_posted() - finish a LIO response callback
- * @ioctx: the command
- * @ret: what srpt_post_rsp() returned
- *
- * -ENOMEM (send queue full) goes back to LIO, which retries the callback.
- * After a failed post (the channel is then closing: see srpt_post_send())
- * no completion will come for the command, so the reference the completion
- * would have dropped is dropped here.
- *
- * Return: -ENOMEM or 0.
- */
-static int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
-{
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret)
-		target_put_sess_cmd(&ioctx->cmd);
-	return 0;
 }
 
 /**
@@ -533,55 +477,6 @@ int srpt_write_pending(struct se_cmd *se_cmd)
 int srpt_get_cmd_state(struct se_cmd *se_cmd)
 {
 	return srpt_ioctx(se_cmd)->state;
-}
-
-/**
- * srpt_queue_data_in() - send the data and the status of a read
- * @se_cmd: the command
- *
- * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
- */
-int srpt_queue_data_in(struct se_cmd *se_cmd)
-{
-	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
-	struct srpt_rsp_args a __uninitialized;
-	int ret;
-
-	if (unlikely(ioctx->data_sgl && se_cmd->data_length < ioctx->data_len))
-		srpt_zero_tail(ioctx, se_cmd->data_length);
-	srpt_sync_data(ioctx, false);
-	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a),
-			    ioctx->n_rw > 0);
-	return srpt_rsp_posted(ioctx, ret);
-}
-
-/**
- * srpt_queue_status() - send the status of a command
- * @se_cmd: the command
- *
- * An immediate-data buffer is reposted first, so that the credit it frees
- * travels in this response.
- *
- * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
- */
-int srpt_queue_status(struct se_cmd *se_cmd)
-{
-	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
-	struct srpt_rsp_args a __uninitialized;
-	int ret;
-
-	if (ioctx->recv) {
-		rcu_read_lock();
-		if (!srpt_ch_detached(ioctx->ch)) {
-			__srpt_repost_recv(ioctx->ch, ioctx->recv);
-			ioctx->recv = NULL;
-		}
-		rcu_read_unlock();
-	}
-	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a), false);
-	return srpt_rsp_posted(ioctx, ret);
 }
 
 /**

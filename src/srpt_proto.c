@@ -10,20 +10,6 @@
  */
 #include "srpt_proto.h"
 
-static inline void srpt_put_be32(u8 *p, u32 v)
-{
-	__be32 w = cpu_to_be32(v);
-
-	memcpy(p, &w, sizeof(w));
-}
-
-static inline void srpt_put_be64(u8 *p, u64 v)
-{
-	__be64 w = cpu_to_be64(v);
-
-	memcpy(p, &w, sizeof(w));
-}
-
 /**
  * srpt_build_t_logout() - build an SRP_T_LOGOUT
  * @buf: output buffer
@@ -642,31 +628,6 @@ size_t srpt_build_rsp(void *buf, size_t buflen, const struct srpt_rsp_args *a)
 	if (sense_len)
 		memcpy(p + hlen + resp_len, a->sense, sense_len);
 	return hlen + resp_len + sense_len;
-}
-
-/**
- * srpt_build_rsp_good() - build the SRP_RSP of a command that went well
- * @buf: output buffer, at least 36 bytes (any max_ti_iu_len is)
- * @tag: tag of the request being answered
- * @req_lim_delta: credits returned to the initiator
- *
- * The same IU srpt_build_rsp() builds for status GOOD without sense data,
- * response data or residual: the common case, in a few stores.
- *
- * Return: the IU length, 36.
- */
-size_t srpt_build_rsp_good(void *buf, u64 tag, s32 req_lim_delta)
-{
-	u8 *p = buf;
-
-	srpt_put_be32(p, (u32)SRPT_OP_RSP << 24);
-	srpt_put_be32(p + offsetof(struct srpt_wire_rsp, req_lim_delta),
-		      (u32)req_lim_delta);
-	srpt_put_be64(p + offsetof(struct srpt_wire_rsp, tag), tag);
-	memset(p + offsetof(struct srpt_wire_rsp, reserved2), 0,
-	       sizeof(struct srpt_wire_rsp) -
-	       offsetof(struct srpt_wire_rsp, reserved2));
-	return sizeof(struct srpt_wire_rsp);
 }
 
 /**

@@ -154,77 +154,18 @@ nomem:
 }
 
 /**
- * srpt_post_recv() - post one receive buffer
- * @ch: channel owning the buffer (unused, may be NULL, for SRQ buffers)
- * @r: the buffer; SRQ buffers go to their device's SRQ
+ * srpt_repost_failed() - a receive buffer could not be reposted
+ * @ch: channel
+ * @ret: the errno of the post
  *
- * The buffer goes back to the device first: the CPU has read it since the
- * last receive (srpt_recv_done() synced it for the CPU).
- *
- * Return: 0 or the errno of ib_post_recv()/ib_post_srq_recv().
+ * The buffer is lost to the channel (a QP that refuses posts is broken
+ * anyway): the channel is closed.
  */
-int srpt_post_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
+void srpt_repost_failed(struct srpt_channel *ch, int ret)
 {
-	struct srpt_device *sdev = r->sdev;
-
-	if (sdev) {
-		ib_dma_sync_single_for_device(sdev->ib_dev, r->dma,
-					      srpt_max_req_size,
-					      DMA_FROM_DEVICE);
-		return ib_post_srq_recv(sdev->srq, &r->wr, NULL);
-	}
-	if (!ch->virt_dma)
-		ib_dma_sync_single_for_device(ch->sport->sdev->ib_dev, r->dma,
-					      srpt_max_req_size,
-					      DMA_FROM_DEVICE);
-	return ib_post_recv(ch->qp, &r->wr, NULL);
-}
-
-/**
- * srpt_iu_uses_credit() - does a received IU spend one of the initiator's
- * credits?
- * @r: the receive buffer, byte_len set
- *
- * SRP_CRED_RSP and SRP_AER_RSP answer the target's own requests and are not
- * counted against req_lim; everything else is.
- *
- * Return: true if the IU spends a credit.
- */
-bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r)
-{
-	return srpt_opcode_uses_credit(r->byte_len ? *(u8 *)r->buf : 0xff);
-}
-
-/**
- * __srpt_repost_recv() - give a receive buffer back, which frees a credit
- * @ch: channel, attached to its device: the caller is in the receive path
- *	(which ends before the channel can detach, see srpt_ch_detach()) or
- *	checked srpt_ch_detached() in the same RCU read-side section
- * @r: the buffer
- *
- * A channel's own buffer is not posted once the channel is closing (it
- * stays idle until the ring is freed); an SRQ buffer always goes back to
- * the SRQ, which other channels share.  The buffer's IU must still be in
- * it: its opcode says whether reposting returns a credit.
- */
-void __srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
-{
-	bool live = READ_ONCE(ch->state) < SRPT_CH_DISCONNECTING;
-	/* Before the post: the next IU may land in the buffer at once. */
-	bool credit = live && srpt_iu_uses_credit(r);
-	int ret;
-
-	if (!live && !r->sdev)
-		return;
-	ret = srpt_post_recv(ch, r);
-	if (unlikely(ret)) {
-		pr_warn_ratelimited("%s: reposting a receive failed (%d)\n",
-				    ch->sess_name, ret);
-		srpt_ch_close(ch, "receive post failed");
-		return;
-	}
-	if (credit)
-		atomic_inc(&ch->req_lim_delta);
+	pr_warn_ratelimited("%s: reposting a receive failed (%d)\n",
+			    ch->sess_name, ret);
+	srpt_ch_close(ch, "receive post failed");
 }
 
 /**

@@ -12,6 +12,9 @@
  * retries it later, so a full send queue delays a response, never drops it.
  * Responses of the driver's own (SRP_CRED_REQ, SRP_T_LOGOUT, errors LIO never
  * saw) wait on the channel's sq_wait list instead.
+ *
+ * LIO's response callbacks (queue_data_in, queue_status) are here too, so
+ * that a command's response is built and posted in one function.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -58,30 +61,6 @@ static void srpt_undo_credits(struct srpt_channel *ch, s32 delta)
 }
 
 /**
- * srpt_sq_reserve() - take send queue entries
- * @ch: channel
- * @n: entries needed
- *
- * Requests share ch->sq_size entries.  One that needs more than that (a
- * descriptor table larger than a small srp_sq_size) may also take the
- * ch->sq_extra entries the QP has beyond them: it drives sq_wr_avail below
- * zero, which keeps every other request out until its entries are back,
- * so the QP never holds more than sq_size + sq_extra requests and a large
- * command waits at most for one other large command.
- *
- * Return: true if the entries are now reserved.
- */
-bool srpt_sq_reserve(struct srpt_channel *ch, unsigned int n)
-{
-	int left = atomic_sub_return(n, &ch->sq_wr_avail);
-
-	if (left >= 0 || (n > ch->sq_size && left >= -(int)ch->sq_extra))
-		return true;
-	atomic_add(n, &ch->sq_wr_avail);
-	return false;
-}
-
-/**
  * srpt_get_ioctx() - take a free command context
  * @ch: channel
  *
@@ -108,7 +87,8 @@ struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
  * Wakes a closing channel's release when the last busy context comes back.
  * Caller holds ch->lock.
  */
-static void srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
+static __always_inline void
+srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_channel *ch = ioctx->ch;
 
@@ -240,29 +220,18 @@ static void srpt_ioctx_done(struct srpt_send_ioctx *ioctx)
 }
 
 /**
- * srpt_post_send() - post a chain of work requests to a channel's send queue
+ * srpt_post_send_failed() - a post to a channel's send queue failed
  * @ch: channel
- * @first: the chain; its entries are reserved in sq_wr_avail
- * @what: what is posted, for the log
+ * @what: what was posted, for the log
+ * @ret: the errno of the post
  *
- * With the entries reserved, a full queue cannot be why a post fails: the
- * QP is unusable, and the channel is closed.  (Retrying would not help, and
- * a response that is never sent leaves the initiator waiting.)
- *
- * Return: 0 or the negative errno of ib_post_send().
+ * See srpt_post_send(): the channel is closed.
  */
-int srpt_post_send(struct srpt_channel *ch, struct ib_send_wr *first,
-		   const char *what)
+void srpt_post_send_failed(struct srpt_channel *ch, const char *what, int ret)
 {
-	int ret = srpt_fault_post_send() ? -ENOMEM :
-		  ib_post_send(ch->qp, first, NULL);
-
-	if (unlikely(ret)) {
-		pr_warn_ratelimited("%s: posting %s failed (%d)\n",
-				    ch->sess_name, what, ret);
-		srpt_ch_close(ch, "posting to the send queue failed");
-	}
-	return ret;
+	pr_warn_ratelimited("%s: posting %s failed (%d)\n",
+			    ch->sess_name, what, ret);
+	srpt_ch_close(ch, "posting to the send queue failed");
 }
 
 /**
@@ -326,9 +295,9 @@ void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
  * Return: 0, or -EIO when the post failed (see srpt_post_send()): then
  * the entries and the credits are given back and nothing was posted.
  */
-static int srpt_build_and_post(struct srpt_send_ioctx *ioctx,
-			       struct srpt_rsp_args *a, bool with_data,
-			       unsigned int n)
+static __always_inline int
+srpt_build_and_post(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
+		    bool with_data, unsigned int n)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	struct ib_send_wr *first = &ioctx->rsp_wr;
@@ -395,9 +364,9 @@ static int srpt_build_and_post(struct srpt_send_ioctx *ioctx,
  * Return: 0, or -EIO when nothing was posted (failed post, or the channel
  * let go of its device): the entries are given back then.
  */
-static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
-			      struct srpt_rsp_args *a, bool with_data,
-			      unsigned int n)
+static __always_inline int
+srpt_post_reserved(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
+		   bool with_data, unsigned int n)
 {
 	int ret;
 
@@ -421,8 +390,9 @@ static int srpt_post_reserved(struct srpt_send_ioctx *ioctx,
  * Return: 0, or -ENOMEM when the send queue is full (nothing posted; LIO
  * retries the callback), or another negative errno.
  */
-int srpt_post_rsp(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
-		  bool with_data)
+static __always_inline int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
+					 struct srpt_rsp_args *a,
+					 bool with_data)
 {
 	unsigned int n = 1 + (with_data ? ioctx->n_wr : 0);
 
@@ -431,6 +401,112 @@ int srpt_post_rsp(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
 		return -ENOMEM;
 	}
 	return srpt_post_reserved(ioctx, a, with_data, n);
+}
+
+/**
+ * srpt_rsp_from_cmd() - response fields of a finished SCSI command
+ * @ioctx: the command
+ * @a: receives the fields
+ *
+ * Return: @a, or NULL for status GOOD without sense data or residual
+ * (the short form, srpt_build_rsp_good()).
+ */
+static struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
+					       struct srpt_rsp_args *a)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+
+	if (likely(!cmd->scsi_status &&
+		   !(cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT |
+					  SCF_OVERFLOW_BIT))))
+		return NULL;
+	memset(a, 0, sizeof(*a));
+	a->tag = ioctx->tag;
+	a->status = cmd->scsi_status;
+	a->dir = ioctx->dir;
+	if (cmd->scsi_status && cmd->scsi_sense_length) {
+		a->sense = ioctx->sense;
+		a->sense_len = cmd->scsi_sense_length;
+	}
+	/*
+	 * LIO can count an underflow twice (a data-in command sent with a
+	 * data-out buffer): no more than the buffer can be missing.
+	 */
+	if (cmd->se_cmd_flags & SCF_UNDERFLOW_BIT)
+		a->residual_under = min(cmd->residual_count, ioctx->data_len);
+	else if (cmd->se_cmd_flags & SCF_OVERFLOW_BIT)
+		a->residual_over = cmd->residual_count;
+	return a;
+}
+
+/**
+ * srpt_rsp_posted() - finish a LIO response callback
+ * @ioctx: the command
+ * @ret: what srpt_post_rsp() returned
+ *
+ * -ENOMEM (send queue full) goes back to LIO, which retries the callback.
+ * After a failed post (the channel is then closing: see srpt_post_send())
+ * no completion will come for the command, so the reference the completion
+ * would have dropped is dropped here.
+ *
+ * Return: -ENOMEM or 0.
+ */
+static int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
+{
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		target_put_sess_cmd(&ioctx->cmd);
+	return 0;
+}
+
+/**
+ * srpt_queue_data_in() - send the data and the status of a read
+ * @se_cmd: the command
+ *
+ * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
+ */
+int srpt_queue_data_in(struct se_cmd *se_cmd)
+{
+	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
+	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
+	struct srpt_rsp_args a __uninitialized;
+	int ret;
+
+	if (unlikely(ioctx->data_sgl && se_cmd->data_length < ioctx->data_len))
+		srpt_zero_tail(ioctx, se_cmd->data_length);
+	srpt_sync_data(ioctx, false);
+	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a),
+			    ioctx->n_rw > 0);
+	return srpt_rsp_posted(ioctx, ret);
+}
+
+/**
+ * srpt_queue_status() - send the status of a command
+ * @se_cmd: the command
+ *
+ * An immediate-data buffer is reposted first, so that the credit it frees
+ * travels in this response.
+ *
+ * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
+ */
+int srpt_queue_status(struct se_cmd *se_cmd)
+{
+	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
+	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
+	struct srpt_rsp_args a __uninitialized;
+	int ret;
+
+	if (ioctx->recv) {
+		rcu_read_lock();
+		if (!srpt_ch_detached(ioctx->ch)) {
+			__srpt_repost_recv(ioctx->ch, ioctx->recv);
+			ioctx->recv = NULL;
+		}
+		rcu_read_unlock();
+	}
+	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a), false);
+	return srpt_rsp_posted(ioctx, ret);
 }
 
 /**
