@@ -34,7 +34,7 @@
 # Knobs (environment, set by scripts/bench --insn):
 #   INSN_JOBS     "JOB:N ..." (job names of guest-bench.sh's job_args; N I/Os)
 #   INSN_PASSES   drivers in order (ours, intree)
-#   INSN_WARMUP   I/Os per job in the unmeasured warm-up (default 256)
+#   INSN_WARMUP   I/Os per job in the unmeasured warm-up (default 2000)
 #   INSN_MARK_SO  the mark library (default $PROJECT/build/insn/insnmark.so)
 #
 # Exit status: 0 if every driver loaded, every login worked and every job
@@ -47,7 +47,7 @@ BENCH_LIB_ONLY=1 BENCH_MEM_LOGINS=0
 
 : "${INSN_JOBS:=4k-randread-qd1:2000 4k-randread-qd32:2000 4k-randwrite-qd32:2000 64k-randrw-qd16:1000 128k-read-qd8:1000 128k-write-qd8:1000}"
 : "${INSN_PASSES:=ours intree ours}"
-: "${INSN_WARMUP:=256}"
+: "${INSN_WARMUP:=2000}"
 : "${INSN_MARK_SO:=$PROJECT/build/insn/insnmark.so}"
 
 RAW=$RESULTS/insn.jsonl
@@ -82,6 +82,21 @@ setup_mem() {
 	fi
 	rm -f "$TMPD/probe"
 	log "bench-insn: fio buffers: iomem=$IOMEM; THP $(cat "$t/enabled" 2>/dev/null)"
+	keep_slabs
+}
+
+# keep_slabs: SLUB keeps up to 10000 empty slabs per cache and node
+# instead of giving them back to the page allocator.  Without this (seen on
+# 6.12) the caches that one I/O fills and the next empties (skbs, rxe's
+# packets) free and allocate whole slabs inside the windows, each
+# allocation clearing its pages (init_on_alloc): thousands of instructions
+# per I/O that come and go from pass to pass, beyond the A/A bound.
+keep_slabs() {
+	local f n=0
+	for f in /sys/kernel/slab/*/min_partial; do
+		[[ -w $f ]] && echo 10000 >"$f" 2>/dev/null && n=$((n + 1))
+	done
+	log "bench-insn: min_partial 10000 for $n slab caches"
 }
 
 # job_file FILE DEV N JOB...: a fio job file, the jobs one after the other
