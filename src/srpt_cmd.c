@@ -24,6 +24,7 @@
 #include <scsi/scsi_proto.h>
 
 #include "srpt.h"
+#include "srpt_proto_cmd.h"
 #include "srpt_compat.h"
 #include "srpt_trace.h"
 
@@ -194,8 +195,8 @@ bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 
 	/* Whatever add_cdb_len says, the copy below fits the limit. */
 	BUILD_BUG_ON(SRPT_CDB_LEN + 0xfc > SRPT_MAX_CDB_LEN);
-	if (unlikely(srpt_cmd_parse(r->buf, r->byte_len, ch->imm_data,
-				    ch->imm_data_offset, &ci, &err) ||
+	if (unlikely(srpt_cmd_decode(r->buf, r->byte_len, ch->imm_data,
+				     ch->imm_data_offset, &ci, &err) ||
 		     srpt_cmd_check_limits(r->byte_len, &ci, ch->max_it_iu_len,
 					   ch->max_cmd_data, &err))) {
 		srpt_cmd_refuse(ch, r, ioctx, err);
@@ -408,14 +409,6 @@ void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 int srpt_check_stop_free(struct se_cmd *se_cmd)
 {
 	return target_put_sess_cmd(se_cmd);
-}
-
-void srpt_release_cmd(struct se_cmd *se_cmd)
-{
-	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-
-	ioctx->in_lio = false;
-	srpt_put_ioctx(ioctx);
 }
 
 void srpt_close_session(struct se_session *se_sess)

@@ -198,75 +198,12 @@ void srpt_shed_locked(struct srpt_channel *ch)
 }
 
 /**
- * __srpt_free_data() - give back the local data buffer of a command
- * @ioctx: the command, its RDMA contexts destroyed (srpt_unmap_rw())
- *
- * The context keeps the buffer's pages for its next command (see
- * srpt_alloc_data()); what idle contexts keep beyond a page each is
- * counted in the channel's kept_pages, and srpt_shed_locked() bounds it.
- * Nothing here touches the RDMA device.
- */
-static __always_inline void __srpt_free_data(struct srpt_send_ioctx *ioctx)
-{
-	struct srpt_channel *ch = ioctx->ch;
-
-	if (ioctx->charged) {
-		atomic_sub(ioctx->charged, &ch->data_held);
-		ioctx->charged = 0;
-	}
-	if (ioctx->data_sgl) {
-		struct scatterlist *last = &ioctx->data_sgl[ioctx->data_nents - 1];
-
-		/* Undo srpt_alloc_data(): whole pages, one table. */
-		last->length = PAGE_SIZE;
-		if (ioctx->data_nents < ioctx->buf_cap)
-			sg_unmark_end(last);
-		ioctx->data_sgl = NULL;
-		ioctx->data_nents = 0;
-		if (ioctx->buf_cap > 1)
-			atomic_add(ioctx->buf_cap, &ch->kept_pages);
-	}
-	if (unlikely(ioctx->rdma_sg)) {
-		kfree(ioctx->rdma_sg);
-		ioctx->rdma_sg = NULL;
-	}
-}
-
-/**
  * srpt_free_data() - __srpt_free_data(), called from other files
  * @ioctx: the command, its RDMA contexts destroyed
  */
 void srpt_free_data(struct srpt_send_ioctx *ioctx)
 {
 	__srpt_free_data(ioctx);
-}
-
-/**
- * __srpt_unmap_rw() - destroy the RDMA contexts of a command
- * @ioctx: the command; its channel's QP still exists
- *
- * Unmaps the data buffer from the device; the buffer itself stays (see
- * srpt_free_data()).  Does nothing the second time.
- */
-static __always_inline void __srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
-{
-	struct srpt_channel *ch = ioctx->ch;
-	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
-				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
-	unsigned int i;
-
-	if (!ioctx->rw)
-		return;
-	for (i = 0; i < ioctx->n_rw; i++) {
-		struct srpt_rw *rw = &ioctx->rw[i];
-
-		rdma_rw_ctx_destroy(&rw->rw, ch->qp, ch->sport->port_num,
-				    rw->sg, rw->nents, dir);
-	}
-	if (unlikely(ioctx->rw != ioctx->rw_inline))
-		kfree(ioctx->rw);
-	ioctx->rw = NULL;
-	ioctx->n_rw = 0;
 }
 
 /**
@@ -284,8 +221,7 @@ void srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
  */
 void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
 {
-	__srpt_unmap_rw(ioctx);
-	__srpt_free_data(ioctx);
+	__srpt_unmap_data(ioctx);
 }
 
 /**

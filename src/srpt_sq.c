@@ -131,7 +131,7 @@ static void srpt_put_detached(struct srpt_send_ioctx *ioctx)
 }
 
 /**
- * srpt_put_ioctx() - return a command context to the free list
+ * __srpt_put_ioctx() - return a command context to the free list
  * @ioctx: the context
  *
  * Gives back an immediate-data receive buffer still held (aborted command)
@@ -144,7 +144,7 @@ static void srpt_put_detached(struct srpt_send_ioctx *ioctx)
  * then frees the channel: nothing here touches @ch after the lock is
  * dropped.
  */
-void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
+static __always_inline void __srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	bool no_rsp = !ioctx->responded;
@@ -157,7 +157,7 @@ void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 		rcu_read_lock();
 		detached = srpt_ch_detached(ch);
 		if (likely(!detached)) {
-			srpt_unmap_data(ioctx);
+			__srpt_unmap_data(ioctx);
 			if (ioctx->recv) {
 				__srpt_repost_recv(ch, ioctx->recv);
 				ioctx->recv = NULL;
@@ -184,6 +184,29 @@ void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (cred)
 		srpt_send_cred_req(ioctx);
+}
+
+/**
+ * srpt_put_ioctx() - __srpt_put_ioctx(), for requests LIO does not own
+ * @ioctx: the context
+ */
+void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
+{
+	__srpt_put_ioctx(ioctx);
+}
+
+/**
+ * srpt_release_cmd() - LIO is done with a command
+ * @se_cmd: the command
+ *
+ * The release of every command: the context goes back at once.
+ */
+void srpt_release_cmd(struct se_cmd *se_cmd)
+{
+	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
+
+	ioctx->in_lio = false;
+	__srpt_put_ioctx(ioctx);
 }
 
 /**
