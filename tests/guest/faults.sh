@@ -853,8 +853,9 @@ case_cred_req_foreign_reset() {
 # as over_credit).  That BUSY also carries every credit of the SRQ
 # buffers reposted since the login, so of the four only those that
 # arrived before it are over the limit: between one and four.  After
-# the LUN is resumed every READ is answered and the channel is healthy.  The first BUSY is awaited with the LUN held: a
-# receive path that stalled behind the held READs would never send it.
+# the LUN is resumed every READ is answered and the channel is healthy.
+# The first BUSY is awaited with the LUN held: a receive path that
+# stalled behind the held READs would never send it.
 # --no-write: the client then learns the LUN's geometry from READ
 # CAPACITY alone (emulated by LIO) instead of also saving its scratch
 # area with a READ, which the held LUN would keep.
