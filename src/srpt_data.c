@@ -198,8 +198,11 @@ void srpt_shed_locked(struct srpt_channel *ch)
 }
 
 /**
- * srpt_free_data() - __srpt_free_data(), called from other files
+ * srpt_free_data() - __srpt_free_data(), out of line
  * @ioctx: the command, its RDMA contexts destroyed
+ *
+ * For the paths that are not run per command (a detached channel's
+ * release); the per-command release inlines __srpt_unmap_data().
  */
 void srpt_free_data(struct srpt_send_ioctx *ioctx)
 {
@@ -207,8 +210,11 @@ void srpt_free_data(struct srpt_send_ioctx *ioctx)
 }
 
 /**
- * srpt_unmap_rw() - __srpt_unmap_rw(), called from other files
+ * srpt_unmap_rw() - __srpt_unmap_rw(), out of line
  * @ioctx: the command; its channel's QP still exists
+ *
+ * For the paths that are not run per command (channel detach and
+ * release).
  */
 void srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
 {
@@ -216,8 +222,10 @@ void srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
 }
 
 /**
- * srpt_unmap_data() - release the RDMA contexts and data buffer of a command
+ * srpt_unmap_data() - __srpt_unmap_data(), out of line
  * @ioctx: the command
+ *
+ * For the error paths of a command and srpt_unget_ioctx().
  */
 void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
 {
