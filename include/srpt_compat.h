@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Kernel API differences between the kernels ib_srpt supports (Debian's 6.1
- * and 6.12 today).  Features are detected by Kbuild from the kernel headers
+ * Kernel API differences between the kernels ib_srpt supports (Debian's
+ * 5.10, 6.1, 6.12 and 7.x).  Features are detected by Kbuild from the kernel headers
  * (the SRPT_HAVE_* macros) rather than by version number, because
  * distribution kernels carry backports.  Everything version-dependent lives
  * here; the rest of the driver calls the srpt_compat_*() helpers.
@@ -10,6 +10,8 @@
 #define SRPT_COMPAT_H
 
 #include <linux/completion.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
@@ -28,22 +30,119 @@
 #endif
 
 /**
- * srpt_compat_target_submit() - hand a prepared command to LIO
- * @se_cmd: command set up by target_init_cmd() and target_submit_prep()
+ * srpt_compat_submit_cmd() - hand a new SCSI command to LIO
+ * @cmd: the command, zeroed, its tag set
+ * @sess: the channel's session
+ * @cdb: the CDB
+ * @sense: the sense buffer LIO writes into
+ * @lun: unpacked LUN
+ * @len: expected data transfer length
+ * @attr: TCM_*_TAG task attribute
+ * @dir: DMA direction of the data
+ * @sgl: the data buffer, or NULL when LIO allocates it
+ * @nents: entries in @sgl
  *
- * target_submit() returns int since 6.7 and void before.
+ * The command is submitted with %TARGET_SCF_ACK_KREF: LIO keeps it until the
+ * fabric's own target_put_sess_cmd() after the response.  After 5.10 this
+ * is target_init_cmd(), target_submit_prep() and target_submit(); 5.10 has
+ * the same steps in one call, target_submit_cmd_map_sgls().  Either way a
+ * command LIO cannot start (a bad CDB, an unmapped LUN) is answered by LIO
+ * itself with a CHECK CONDITION through the fabric's queue_status, and
+ * counts as taken.
  *
- * Return: 0, or the negative errno target_submit() returned.
+ * Return: 0 when LIO took the command (its callbacks follow), or a negative
+ * errno when the session is being stopped and LIO did not take it.
  */
-static inline int srpt_compat_target_submit(struct se_cmd *se_cmd)
+static inline int srpt_compat_submit_cmd(struct se_cmd *cmd,
+					 struct se_session *sess,
+					 unsigned char *cdb,
+					 unsigned char *sense, u64 lun,
+					 u32 len, int attr,
+					 enum dma_data_direction dir,
+					 struct scatterlist *sgl, u32 nents)
 {
-#ifdef SRPT_HAVE_INT_TARGET_SUBMIT
-	return target_submit(se_cmd);
-#else
-	target_submit(se_cmd);
+#ifdef SRPT_HAVE_TARGET_INIT_CMD
+	int ret;
+
+	ret = target_init_cmd(cmd, sess, sense, lun, len, attr, dir,
+			      TARGET_SCF_ACK_KREF);
+	if (unlikely(ret))
+		return ret;
+	if (target_submit_prep(cmd, cdb, sgl, nents, NULL, 0, NULL, 0,
+			       GFP_KERNEL))
+		return 0;	/* LIO sent CHECK CONDITION */
+	/*
+	 * target_submit() returns int since 6.7: an error means a command
+	 * without a LUN or a call from interrupt context, neither possible
+	 * after target_submit_prep() succeeded in a work item.
+	 */
+	target_submit(cmd);
 	return 0;
+#else
+	return target_submit_cmd_map_sgls(cmd, sess, cdb, sense, lun, len,
+					  attr, dir, TARGET_SCF_ACK_KREF,
+					  sgl, nents, NULL, 0, NULL, 0);
 #endif
 }
+
+/**
+ * srpt_compat_stop_session() - refuse new commands on a session
+ * @sess: the session
+ *
+ * target_wait_for_sess_cmds() then waits for the ones LIO has.  5.10 calls
+ * this target_sess_cmd_list_set_waiting().
+ */
+static inline void srpt_compat_stop_session(struct se_session *sess)
+{
+#ifdef SRPT_HAVE_STOP_SESSION
+	target_stop_session(sess);
+#else
+	target_sess_cmd_list_set_waiting(sess);
+#endif
+}
+
+/*
+ * LIO provides a portal group's enable attribute and calls the fabric's
+ * fabric_enable_tpg after 5.10.  In 5.10 each fabric has the attribute
+ * itself: srpt_configfs.c's srpt_tpg_attr_enable, listed there then.
+ */
+#ifdef SRPT_HAVE_FABRIC_ENABLE_TPG
+#define SRPT_COMPAT_ENABLE_OPS	.fabric_enable_tpg = srpt_enable_tpg,
+#define SRPT_COMPAT_ENABLE_ATTR
+#else
+#define SRPT_COMPAT_ENABLE_OPS
+#define SRPT_COMPAT_ENABLE_ATTR	(&srpt_tpg_attr_enable),
+#endif
+
+/**
+ * srpt_compat_cm_listen() - listen for IB/CM REQs to one service ID
+ * @id: the listening CM ID
+ * @service_id: the service ID
+ *
+ * In 5.10 ib_cm_listen() also takes a mask of the service ID bits
+ * compared: all of them here.
+ *
+ * Return: 0 or a negative errno.
+ */
+static inline int srpt_compat_cm_listen(struct ib_cm_id *id, __be64 service_id)
+{
+#ifdef SRPT_HAVE_CM_LISTEN_MASK
+	return ib_cm_listen(id, service_id, cpu_to_be64(~0ULL));
+#else
+	return ib_cm_listen(id, service_id);
+#endif
+}
+
+/*
+ * The per-CPU system workqueue: system_wq is being renamed
+ * system_percpu_wq (7.x marks the old name for removal; 6.12 and before
+ * have only system_wq).
+ */
+#ifdef SRPT_HAVE_SYSTEM_PERCPU_WQ
+#define srpt_system_wq	system_percpu_wq
+#else
+#define srpt_system_wq	system_wq
+#endif
 
 /* How long a channel on an SRQ waits for IB_EVENT_QP_LAST_WQE_REACHED. */
 #define SRPT_LAST_WQE_WAIT	HZ

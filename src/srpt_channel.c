@@ -628,7 +628,7 @@ static void srpt_ch_release_work(struct work_struct *work)
 	if (ch->use_srq)
 		srpt_compat_drain_srq(ch->qp, &ch->last_wqe);
 
-	target_stop_session(ch->sess);
+	srpt_compat_stop_session(ch->sess);
 	cancel_work_sync(&ch->wait_work);
 	cancel_delayed_work_sync(&ch->watch_work);
 	if (!srpt_ch_wait_idle(ch, true)) {

@@ -26,6 +26,7 @@
 #include <target/target_core_base.h>
 
 #include "srpt.h"
+#include "srpt_compat.h"
 #include "srpt_trace.h"
 
 static struct rdma_cm_id *srpt_rdma_listener;
@@ -665,7 +666,7 @@ int srpt_ib_cm_listen(struct srpt_device *sdev)
 	id = ib_create_cm_id(sdev->ib_dev, srpt_ib_cm_handler, sdev);
 	if (IS_ERR(id))
 		return PTR_ERR(id);
-	ret = ib_cm_listen(id, cpu_to_be64(srpt_service_guid()));
+	ret = srpt_compat_cm_listen(id, cpu_to_be64(srpt_service_guid()));
 	if (ret) {
 		ib_destroy_cm_id(id);
 		return ret;

@@ -253,22 +253,19 @@ bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	}
 
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
+	/* LIO may answer before the submission returns: set up first. */
+	ioctx->cmd.tag = ci.tag;
+	ioctx->state = SRPT_CMD_EXECUTING;
 	ioctx->in_lio = true;
-	ret = target_init_cmd(&ioctx->cmd, ch->sess, ioctx->sense, lun,
-			      ci.data_len, srpt_lio_task_attr(ci.task_attr),
-			      dma_dir, TARGET_SCF_ACK_KREF);
+	ret = srpt_compat_submit_cmd(&ioctx->cmd, ch->sess, cdb, ioctx->sense,
+				     lun, ci.data_len,
+				     srpt_lio_task_attr(ci.task_attr), dma_dir,
+				     sgl, nents);
 	if (unlikely(ret)) {
 		/* The session is being stopped: drop the command. */
 		ioctx->in_lio = false;
 		srpt_put_ioctx(ioctx);
-		return true;
 	}
-	ioctx->cmd.tag = ci.tag;
-	ioctx->state = SRPT_CMD_EXECUTING;
-	if (target_submit_prep(&ioctx->cmd, cdb, sgl, nents, NULL, 0,
-			       NULL, 0, GFP_KERNEL))
-		return true;	/* LIO sent CHECK CONDITION */
-	srpt_compat_target_submit(&ioctx->cmd);
 	return true;
 }
 

@@ -32,6 +32,7 @@
 #include <target/target_core_fabric.h>
 
 #include "srpt.h"
+#include "srpt_compat.h"
 
 /**
  * srpt_make_tport() - create a target port (mkdir srpt/<name>)
@@ -395,8 +396,50 @@ static ssize_t srpt_tpg_channels_show(struct config_item *item, char *page)
 
 CONFIGFS_ATTR_RO(srpt_tpg_, channels);
 
+static ssize_t srpt_tpg_enable_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n",
+			  READ_ONCE(srpt_tpg(to_tpg(item))->enabled));
+}
+
+/*
+ * The enable attribute of kernels whose LIO leaves it to the fabric: their
+ * in-tree driver takes 0 or 1 in any base kstrtoul() reads; the later LIO
+ * core takes kstrtobool()'s forms too, and so does this.
+ */
+static ssize_t srpt_tpg_enable_store(struct config_item *item,
+				     const char *page, size_t count)
+{
+	unsigned long v;
+	bool enable;
+
+	if (!kstrtoul(page, 0, &v)) {
+		if (v > 1) {
+			pr_err("enable: %lu is not 0 or 1\n", v);
+			return -EINVAL;
+		}
+		enable = v;
+	} else if (kstrtobool(page, &enable)) {
+		pr_err("enable: '%.*s' is not 0 or 1\n", (int)strcspn(page, "\n"),
+		       page);
+		return -EINVAL;
+	}
+	srpt_enable_tpg(to_tpg(item), enable);
+	return count;
+}
+
+/* Listed only where LIO has no enable attribute (SRPT_COMPAT_ENABLE_ATTR). */
+static struct configfs_attribute srpt_tpg_attr_enable __maybe_unused = {
+	.ca_name	= "enable",
+	.ca_mode	= 0644,
+	.ca_owner	= THIS_MODULE,
+	.show		= srpt_tpg_enable_show,
+	.store		= srpt_tpg_enable_store,
+};
+
 struct configfs_attribute *srpt_tpg_base_attrs[] = {
 	&srpt_tpg_attr_channels,
+	SRPT_COMPAT_ENABLE_ATTR
 	NULL,
 };
 

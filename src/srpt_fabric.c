@@ -87,7 +87,7 @@ const struct target_core_fabric_ops srpt_fabric_ops = {
 	.fabric_make_wwn		= srpt_make_tport,
 	.fabric_drop_wwn		= srpt_drop_tport,
 	.fabric_make_tpg		= srpt_make_tpg,
-	.fabric_enable_tpg		= srpt_enable_tpg,
+	SRPT_COMPAT_ENABLE_OPS
 	.fabric_drop_tpg		= srpt_drop_tpg,
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_discovery_attrs,

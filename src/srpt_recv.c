@@ -99,7 +99,7 @@ static void srpt_wait_later(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	else
 		list_add_tail(&r->wait_entry, &ch->wait_list);
 	if (!ch->n_busy && ch->state == SRPT_CH_LIVE)
-		queue_work(system_wq, &ch->wait_work);
+		queue_work(srpt_system_wq, &ch->wait_work);
 	spin_unlock_irqrestore(&ch->lock, flags);
 }
 

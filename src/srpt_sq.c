@@ -179,7 +179,7 @@ static __always_inline void __srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 	if (!cred) {
 		srpt_free_ioctx_locked(ioctx);
 		if (live && !list_empty(&ch->wait_list))
-			queue_work(system_wq, &ch->wait_work);
+			queue_work(srpt_system_wq, &ch->wait_work);
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (cred)
