@@ -37,6 +37,9 @@
 #include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/kstrtox.h>
+#ifdef SIC_HAVE_LINUX_HEX_H
+#include <linux/hex.h>
+#endif
 #include <linux/uaccess.h>
 #include <linux/netdevice.h>
 #include <linux/etherdevice.h>
@@ -63,12 +66,18 @@
 #define SIC_CMD_MAX		512
 
 static_assert(sizeof(struct srp_login_req) == 64);
-static_assert(sizeof(struct srp_login_rsp) == 52);
 static_assert(sizeof(struct srp_login_rej) == 32);
 static_assert(sizeof(struct srp_cmd) == 48);
-static_assert(sizeof(struct srp_rsp) == 36);
 static_assert(sizeof(struct srp_tsk_mgmt) == 48);
+/*
+ * 5.10 declares these three packed, with a u64 member: bullseye's sparse
+ * (0.6.3) sizes them as if aligned.  The compiler checks them everywhere.
+ */
+#ifndef __CHECKER__
+static_assert(sizeof(struct srp_login_rsp) == 52);
+static_assert(sizeof(struct srp_rsp) == 36);
 static_assert(sizeof(struct srp_indirect_buf) == 20);
+#endif
 static_assert(SIC_XFER % SIC_NDESC == 0);
 
 /* Regions of the data area, each SIC_XFER bytes. */
