@@ -28,7 +28,15 @@ KVER     ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
 else
 KVER     ?= $(shell uname -r)
 KDIR     := /lib/modules/$(KVER)/build
+# A kernel whose headers the host does not have, but a chroot of its own
+# Debian release does (scripts/chroot, made by scripts/setup), is built
+# there, with that release's compiler and kbuild tools.
+ifeq ($(wildcard $(KDIR)/Makefile),)
+CHROOT   := $(shell $(PROJECT)/scripts/chroot find $(KVER) 2>/dev/null)
 endif
+endif
+# How Kbuild is run: on the host, or in the kernel's chroot.
+IN_CHROOT := $(if $(CHROOT),$(PROJECT)/scripts/chroot run $(KVER))
 
 BUILD    := $(PROJECT)/build/$(KVER)
 MODULE   := $(BUILD)/ib_srpt.ko
@@ -46,11 +54,12 @@ CHECKPATCH := $(PROJECT)/build/tools/checkpatch/scripts/checkpatch.pl
 all: modules
 
 check-kdir:
-	@if [ ! -f "$(KDIR)/Makefile" ]; then \
+	@if [ -z "$(CHROOT)" ] && [ ! -f "$(KDIR)/Makefile" ]; then \
 		echo "ib_srpt: no kernel build directory at '$(KDIR)'." >&2; \
 		echo "  Install the headers (e.g. linux-headers-$(KVER)) or pick one of:" >&2; \
 		for d in $(INSTALLED_KDIRS); do \
 			k=$${d%/build}; echo "    make KVER=$${k##*/}" >&2; done; \
+		echo "  (scripts/setup --kernel KVER installs a supported kernel's headers)" >&2; \
 		exit 1; \
 	fi
 
@@ -60,7 +69,7 @@ modules: check-kdir
 	@mkdir -p $(BUILD)
 	@cp -rsf $(PROJECT)/src $(PROJECT)/include $(PROJECT)/Kbuild \
 		$(PROJECT)/dkms.conf $(BUILD)/
-	$(MAKE) -C $(KDIR) M=$(BUILD) modules
+	$(IN_CHROOT) $(MAKE) -C $(KDIR) M=$(BUILD) modules
 
 clean:
 	rm -rf $(BUILD)
@@ -156,4 +165,5 @@ debug-kernel:
 .PHONY: testmod
 testmod: check-kdir
 	$(MAKE) -C $(PROJECT)/tests/kmod/srp_ibcm_init KDIR=$(KDIR) \
-		KVER=$(KVER) BUILD=$(BUILD)/kmod/srp_ibcm_init
+		KVER=$(KVER) BUILD=$(BUILD)/kmod/srp_ibcm_init \
+		IN_CHROOT="$(IN_CHROOT)" CHROOT="$(CHROOT)"
