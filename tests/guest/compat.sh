@@ -204,6 +204,20 @@ COMPAT_INTENDED=(
 	"rmdir acl 0002:c903:000f:2b64x -> 0|-"
 	"rmdir acl 0x0123456789abcdef0123456789abcdef01 -> 0|-"
 )
+# compat_per_port_enable: add the intended differences of a kernel whose
+# LIO has no enable attribute of its own (5.10; LIO's attribute is
+# target_fabric_tpg_base_enable_store() in target_core_mod, loaded by now).
+# There the in-tree driver's enable is one flag per RDMA port, read back
+# the same from every portal group of the port; ours is per portal group
+# (logins go to an enabled group of the port, as with the in-tree driver).
+# compat_ops enables tpgt_1 of the GID port alone.
+compat_per_port_enable() {
+	local t
+	grep -q ' target_fabric_tpg_base_enable_store' /proc/kallsyms && return 0
+	for t in 0xGID/0xGID 0xGID/tpgt_2 0xGID/tpgt_0 0xGID/tpgt_x 0xGID/foo GUID/GUID; do
+		COMPAT_INTENDED+=("configured file $t/enable = '1'|configured file $t/enable = '0'")
+	done
+}
 
 # compat_filter SIDE: stdin with each line that an intended difference
 # covers replaced by the entry's number (or dropped, where the other side
@@ -254,6 +268,7 @@ case_compat_configfs() {
 		compat_ops "$rd" >"$RESULTS/compat-$impl.raw"
 		check unload_impl
 	done
+	compat_per_port_enable
 	# Our extra attributes (values and names) go; the version string of
 	# the target port is ours alone (the in-tree one is empty).
 	while IFS= read -r line; do
