@@ -74,12 +74,12 @@ verify_loop() {
 	echo "$n"
 }
 
-# case_tmf_reset_load: 60 s of LUN resets (sg_reset -d) alternating every
-# second with bus resets (sg_reset -b; ib_srp has no bus reset, so the SCSI
-# layer escalates to a host reset: ib_srp reconnects every channel) while
-# fio verifies data on the same disk.  Every LUN reset must succeed (the
-# target answers "function complete"), no verify error, and the disk works
-# afterwards.
+# case_tmf_reset_load: 60 s (SRPT_RESET_SECS) of LUN resets (sg_reset -d)
+# alternating every second with bus resets (sg_reset -b; ib_srp has no bus
+# reset, so the SCSI layer escalates to a host reset: ib_srp reconnects
+# every channel) while fio verifies data on the same disk.  Every LUN reset
+# must succeed (the target answers "function complete"), no verify error,
+# and the disk works afterwards.
 case_tmf_reset_load() {
 	local d pidf=/tmp/resets.pid runs lr hr
 	check srp_target_up
@@ -87,7 +87,7 @@ case_tmf_reset_load() {
 	d=$(srp_disk) || fail "no disk"
 	fast_reconnect
 	(
-		end=$((SECONDS + 60)) i=0
+		end=$((SECONDS + ${SRPT_RESET_SECS:-60})) i=0
 		while ((SECONDS < end)); do
 			if ((i % 2 == 0)); then
 				sg_reset -d "$d" && echo "lun_reset ok" || echo "lun_reset failed"
@@ -275,7 +275,7 @@ case_mpath_relogin() {
 	grep -q "features='1 queue_if_no_path'" "$RESULTS/multipath-ll.txt" ||
 		fail "the map does not queue without paths (no_path_retry queue)"
 	(
-		end=$((SECONDS + 60)) i=0
+		end=$((SECONDS + ${SRPT_RESET_SECS:-60})) i=0
 		while ((SECONDS < end)); do
 			ext=${exts[i % 2]}
 			logout_path "$ext" || exit 1
