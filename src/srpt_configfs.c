@@ -402,10 +402,17 @@ static ssize_t srpt_tpg_enable_show(struct config_item *item, char *page)
 			  READ_ONCE(srpt_tpg(to_tpg(item))->enabled));
 }
 
-/*
- * The enable attribute of kernels whose LIO leaves it to the fabric: their
- * in-tree driver takes 0 or 1 in any base kstrtoul() reads; the later LIO
- * core takes kstrtobool()'s forms too, and so does this.
+/**
+ * srpt_tpg_enable_store() - the enable attribute, where LIO has none
+ * @item: the portal group's configfs item
+ * @page: the value written
+ * @count: its length
+ *
+ * The in-tree driver of such kernels (5.10) takes 0 or 1 in any base
+ * kstrtoul() reads; LIO's own attribute on later kernels takes
+ * kstrtobool()'s forms, and so does this.
+ *
+ * Return: @count, or -EINVAL for any other value.
  */
 static ssize_t srpt_tpg_enable_store(struct config_item *item,
 				     const char *page, size_t count)
