@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Kernel API differences between the kernels ib_srpt supports (Debian's
- * 5.10, 6.1, 6.12 and 7.x).  Features are detected by Kbuild from the kernel headers
- * (the SRPT_HAVE_* macros) rather than by version number, because
- * distribution kernels carry backports.  Everything version-dependent lives
- * here; the rest of the driver calls the srpt_compat_*() helpers.
+ * 5.10, 6.1, 6.12 and 7.x).  Features are detected by Kbuild from the
+ * kernel headers (the SRPT_HAVE_* macros) rather than by version number,
+ * because distribution kernels carry backports.  Everything
+ * version-dependent lives here; the rest of the driver calls the
+ * srpt_compat_*() helpers and macros.
  */
 #ifndef SRPT_COMPAT_H
 #define SRPT_COMPAT_H
@@ -135,8 +136,8 @@ static inline int srpt_compat_cm_listen(struct ib_cm_id *id, __be64 service_id)
 
 /*
  * The per-CPU system workqueue: system_wq is being renamed
- * system_percpu_wq (7.x marks the old name for removal; 6.12 and before
- * have only system_wq).
+ * system_percpu_wq (7.x marks the old name for removal; Debian's 6.12 has
+ * both, 6.1 and 5.10 only system_wq).
  */
 #ifdef SRPT_HAVE_SYSTEM_PERCPU_WQ
 #define srpt_system_wq	system_percpu_wq
