@@ -5,6 +5,8 @@
 #   make [KVER=<release>|KDIR=<build dir>] [W=1] [C=1]   build the module
 #   make install / uninstall          into /lib/modules/$KVER/updates + depmod
 #   make dkms-install / dkms-remove   register with DKMS for every kernel
+#   make deb                          a Debian package of the DKMS sources:
+#                                     build/deb/ib-srpt-dkms_<version>_all.deb
 #   make style                        checkpatch --strict on our sources
 #                                     (and tests/kmod/)
 #   make unit                         unit tests and the C++ SRP test client
@@ -105,6 +107,13 @@ dkms-install: dkms-add
 dkms-remove:
 	-dkms remove -m ib_srpt -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
+
+# The Debian package ib-srpt-dkms (debian/), built by dpkg-buildpackage in
+# a copy of the tree under build/deb/src (scripts/mkdeb), with its version
+# from git.
+.PHONY: deb
+deb:
+	$(PROJECT)/scripts/mkdeb $(PROJECT)/build/deb
 
 $(CHECKPATCH):
 	$(PROJECT)/scripts/get-kernel-scripts $(PROJECT)/build/tools/checkpatch
