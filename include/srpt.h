@@ -725,6 +725,7 @@ struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev, u32 port_num);
 void srpt_port_unlock(void);
 void srpt_device_assert_locked(void);
 void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid);
+ssize_t srpt_show_login_info(const struct srpt_name *name, char *page);
 
 /* srpt_tpg.c: the registry of target ports and portal groups */
 void srpt_tport_add(struct srpt_tport *tport);

@@ -5,7 +5,8 @@
  *   discovery_auth/rdma_cm_port       RDMA/CM listener port (0 = off)
  *   <port name>/                      target port: GUID or GID form
  *   <port name>/<tpg>/                portal group (tpgt_<n> or any name),
- *                                     with enable
+ *                                     with enable, channels and login_info
+ *                                     (the add_target lines that reach it)
  *   <port name>/<tpg>/attrib/         srp_max_rdma_size, srp_max_rsp_size,
  *                                     srp_sq_size, use_srq, cmd_report_secs,
  *                                     keepalive_secs
@@ -396,6 +397,13 @@ static ssize_t srpt_tpg_channels_show(struct config_item *item, char *page)
 
 CONFIGFS_ATTR_RO(srpt_tpg_, channels);
 
+static ssize_t srpt_tpg_login_info_show(struct config_item *item, char *page)
+{
+	return srpt_show_login_info(&srpt_tpg(to_tpg(item))->tport->name, page);
+}
+
+CONFIGFS_ATTR_RO(srpt_tpg_, login_info);
+
 static ssize_t srpt_tpg_enable_show(struct config_item *item, char *page)
 {
 	return sysfs_emit(page, "%d\n",
@@ -446,6 +454,7 @@ static struct configfs_attribute srpt_tpg_attr_enable __maybe_unused = {
 
 struct configfs_attribute *srpt_tpg_base_attrs[] = {
 	&srpt_tpg_attr_channels,
+	&srpt_tpg_attr_login_info,
 	SRPT_COMPAT_ENABLE_ATTR
 	NULL,
 };

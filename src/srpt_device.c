@@ -3,8 +3,9 @@
  * ib_srpt: per-RDMA-device and per-port state.
  *
  * The list of devices (srpt_client.c adds and removes them), the cached
- * attributes of their ports, refreshed from asynchronous events, and the
- * lookups the login path and configfs make.
+ * attributes of their ports, refreshed from asynchronous events, the
+ * lookups the login path and configfs make, and the add_target lines that
+ * reach a target port (configfs login_info).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -12,6 +13,10 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
+#include <net/ipv6.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
 
@@ -271,4 +276,207 @@ void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid)
 	spin_lock_irqsave(&sport->lock, flags);
 	*gid = sport->gid;
 	spin_unlock_irqrestore(&sport->lock, flags);
+}
+
+/* Addresses listed per port in login_info; a page holds some 40 lines. */
+#define SRPT_LOGIN_MAX_ADDRS	32
+
+/**
+ * struct srpt_addr_set - distinct unicast addresses of one port
+ * @n:		entries in @addr
+ * @addr:	IPv6 form (IPv4 as ::ffff:a.b.c.d)
+ */
+struct srpt_addr_set {
+	unsigned int	n;
+	struct in6_addr	addr[SRPT_LOGIN_MAX_ADDRS];
+};
+
+/**
+ * srpt_addr_set_add() - add an address an initiator can name in dest=
+ * @set: the set
+ * @a: the address
+ *
+ * Link-local IPv6 addresses are left out: dest= would need the zone of
+ * the initiator's interface, which the target cannot know.  So are the
+ * unspecified address and duplicates (a RoCE GID table holds each address
+ * once per RoCE version).
+ */
+static void srpt_addr_set_add(struct srpt_addr_set *set,
+			      const struct in6_addr *a)
+{
+	unsigned int i;
+
+	if (ipv6_addr_any(a) ||
+	    (!ipv6_addr_v4mapped(a) &&
+	     (ipv6_addr_type(a) & (IPV6_ADDR_LINKLOCAL | IPV6_ADDR_LOOPBACK))))
+		return;
+	for (i = 0; i < set->n; i++)
+		if (ipv6_addr_equal(&set->addr[i], a))
+			return;
+	if (set->n < ARRAY_SIZE(set->addr))
+		set->addr[set->n++] = *a;
+}
+
+/**
+ * srpt_port_roce_addrs() - the IP addresses in a RoCE port's GID table
+ * @sport: the port
+ * @set: receives them
+ *
+ * A RoCE GID is the IPv6 (or IPv4-mapped) address of the port's network
+ * device or of a device stacked on it (VLAN, bond): exactly the addresses
+ * RDMA/CM can resolve to this port.
+ */
+static void srpt_port_roce_addrs(struct srpt_port *sport,
+				 struct srpt_addr_set *set)
+{
+	struct ib_device *ib_dev = sport->sdev->ib_dev;
+	const struct ib_gid_attr *attr;
+	struct ib_port_attr pattr;
+	int i;
+
+	if (ib_query_port(ib_dev, sport->port_num, &pattr))
+		return;
+	for (i = 0; i < pattr.gid_tbl_len; i++) {
+		attr = rdma_get_gid_attr(ib_dev, sport->port_num, i);
+		if (IS_ERR(attr))
+			continue;
+		srpt_addr_set_add(set, (const struct in6_addr *)attr->gid.raw);
+		rdma_put_gid_attr(attr);
+	}
+}
+
+/**
+ * srpt_port_netdev_addrs() - the IP addresses of a port's network device
+ * @sport: the port (iWARP: its GID table holds no addresses)
+ * @set: receives them
+ *
+ * Needs ib_device_get_netdev(), which 6.1 and older keep private (6.12
+ * exports it): there an iWARP port lists no RDMA/CM line.
+ */
+static void srpt_port_netdev_addrs(struct srpt_port *sport,
+				   struct srpt_addr_set *set)
+{
+#ifdef SRPT_HAVE_IB_DEVICE_GET_NETDEV
+	struct net_device *ndev;
+	struct in_device *in_dev;
+	struct inet6_dev *idev;
+	const struct in_ifaddr *ifa;
+	struct inet6_ifaddr *ifp;
+	struct in6_addr a;
+
+	ndev = ib_device_get_netdev(sport->sdev->ib_dev, sport->port_num);
+	if (!ndev)
+		return;
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(ndev);
+	if (in_dev) {
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			ipv6_addr_set_v4mapped(ifa->ifa_local, &a);
+			srpt_addr_set_add(set, &a);
+		}
+	}
+	rcu_read_unlock();
+	idev = in6_dev_get(ndev);
+	if (idev) {
+		read_lock_bh(&idev->lock);
+		list_for_each_entry(ifp, &idev->addr_list, if_list)
+			srpt_addr_set_add(set, &ifp->addr);
+		read_unlock_bh(&idev->lock);
+		in6_dev_put(idev);
+	}
+	dev_put(ndev);
+#endif
+}
+
+/**
+ * srpt_port_login_info() - the add_target lines of one port
+ * @sport: the port
+ * @guid: srpt_service_guid(): id_ext, ioc_guid and IB/CM service ID
+ * @cm_port: TCP port of the RDMA/CM listener, 0 if there is none
+ * @page: the configfs page
+ * @at: bytes of @page already used
+ *
+ * IB/CM: the port's GID and its first P_Key (0xffff on RoCE).  RDMA/CM:
+ * one line per address: from the GID table on RoCE, from the network
+ * device on iWARP.  InfiniBand ports list no RDMA/CM line (the IPoIB
+ * interface is not tied to the port; its address works in dest= too).
+ *
+ * Return: the new @at.
+ */
+static int srpt_port_login_info(struct srpt_port *sport, u64 guid,
+				u16 cm_port, char *page, int at)
+{
+	struct ib_device *ib_dev = sport->sdev->ib_dev;
+	u32 pn = sport->port_num;
+	struct srpt_addr_set *set;
+	union ib_gid gid;
+	unsigned int i;
+	u16 pkey;
+
+	if (rdma_cap_ib_cm(ib_dev, pn) && READ_ONCE(sport->sdev->ib_cm_id)) {
+		if (ib_query_pkey(ib_dev, pn, 0, &pkey) || !pkey)
+			pkey = 0xffff;
+		srpt_port_get_gid(sport, &gid);
+		at += sysfs_emit_at(page, at,
+				    "id_ext=%016llx,ioc_guid=%016llx,dgid=%16phN,pkey=%04x,service_id=%016llx\n",
+				    guid, guid, gid.raw, pkey, guid);
+	}
+	if (!cm_port || rdma_protocol_ib(ib_dev, pn))
+		return at;
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return at;
+	if (rdma_protocol_roce(ib_dev, pn))
+		srpt_port_roce_addrs(sport, set);
+	else
+		srpt_port_netdev_addrs(sport, set);
+	for (i = 0; i < set->n; i++) {
+		const struct in6_addr *a = &set->addr[i];
+
+		if (ipv6_addr_v4mapped(a))
+			at += sysfs_emit_at(page, at,
+					    "id_ext=%016llx,ioc_guid=%016llx,dest=%pI4:%u\n",
+					    guid, guid, &a->s6_addr32[3], cm_port);
+		else
+			at += sysfs_emit_at(page, at,
+					    "id_ext=%016llx,ioc_guid=%016llx,dest=[%pI6c]:%u\n",
+					    guid, guid, a, cm_port);
+	}
+	kfree(set);
+	return at;
+}
+
+/**
+ * srpt_show_login_info() - the add_target lines that reach a target port
+ * @name: the target port's parsed name
+ * @page: the configfs page
+ *
+ * One line per way in, for every port whose GID the name matches, each
+ * complete for ib_srp's add_target but for the initiator's own fields
+ * (initiator_ext, max_cmd_per_lun, ...).
+ *
+ * Return: bytes written to @page.
+ */
+ssize_t srpt_show_login_info(const struct srpt_name *name, char *page)
+{
+	u64 guid = srpt_service_guid();
+	u16 cm_port = srpt_get_rdma_cm_port();
+	struct srpt_device *sdev;
+	union ib_gid gid;
+	int at = 0;
+	u32 i;
+
+	mutex_lock(&srpt_dev_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		for (i = 0; i < sdev->nports; i++) {
+			struct srpt_port *sport = &sdev->ports[i];
+
+			srpt_port_get_gid(sport, &gid);
+			if (srpt_name_matches_port_id(name, gid.raw))
+				at = srpt_port_login_info(sport, guid, cm_port,
+							  page, at);
+		}
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return at;
 }

@@ -252,7 +252,8 @@ compat_only_ours() {
 		$1 == *' file '*/attrib/max_initiator_channels* ||
 		$1 == *' file '*/attrib/max_cmd_data* ||
 		$1 == *' file '*/attrib/max_channel_data* ||
-		$1 == *' file '*/channels || $1 == *' file discovery_auth/logins' ||
+		$1 == *' file '*/channels || $1 == *' file '*/login_info ||
+		$1 == *' file discovery_auth/logins' ||
 		$1 == *' file '*/acls/*/info ||
 		$1 == *' file '*/acls/*/auth/authenticate_target ]]
 }

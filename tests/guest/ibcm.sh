@@ -287,6 +287,60 @@ case_ibcm_login() {
 	check ibcm_down
 }
 
+# login_info_has TEXT: the portal group's login_info has a line with TEXT.
+login_info_has() { grep -qF -- "$1" "$(tgt_dir)/login_info"; }
+login_info_lacks() { ! login_info_has "$1"; }
+
+# case_login_info: the portal group's login_info lists one add_target line
+# per way in: IB/CM with rxe0's GID and the service GUID, RDMA/CM per
+# address of the port (IPv4 and a global IPv6 address added here; no
+# link-local one).  Each line is used exactly as printed: the IPv4 and
+# IPv6 lines (plus initiator_ext) by ib_srp, with a fio verify over each,
+# and the IB/CM line by the test initiator, with its I/O.
+case_login_info() {
+	local t info guid gid ip6=fd00:99::1 l4 l6 lib l d n=0
+	check ibcm_up
+	t=$(tgt_dir)
+	guid=$(ibcm_sid) || fail "no srpt_service_guid"
+	guid=${guid#0x}
+	gid=$(port_gid) || fail "no GID on $RXE_DEV"
+	check ip -6 addr add "$ip6/64" dev "$RXE_NETDEV" nodad
+	poll_until 30 login_info_has "dest=[$ip6]:$SRP_PORT" ||
+		fail "login_info lists no line for $ip6: $(<"$t/login_info")"
+	info=$(<"$t/login_info")
+	log "login_info:"
+	echo "$info"
+	lib="id_ext=$guid,ioc_guid=$guid,dgid=$gid,pkey=ffff,service_id=$guid"
+	l4="id_ext=$guid,ioc_guid=$guid,dest=$SRP_DEST"
+	l6="id_ext=$guid,ioc_guid=$guid,dest=[$ip6]:$SRP_PORT"
+	[[ $(grep -cxF -- "$lib" <<<"$info") == 1 ]] || fail "no IB/CM line '$lib'"
+	[[ $(grep -cxF -- "$l4" <<<"$info") == 1 ]] || fail "no RDMA/CM line '$l4'"
+	[[ $(grep -cxF -- "$l6" <<<"$info") == 1 ]] || fail "no RDMA/CM line '$l6'"
+	! grep -qi 'dest=\[fe80' <<<"$info" || fail "a link-local address is listed"
+	[[ $(grep -c . <<<"$info") == 3 ]] || fail "login_info has lines beyond the three ways in"
+
+	for l in "$l4" "$l6"; do
+		check sysfs_write "$SRP_HOST/add_target" "$l,initiator_ext=$(gid_prefix)"
+		d=$(srp_disk) || fail "no disk after a login with '$l'"
+		n=$((n + 1))
+		check fio_verify "$d" "login_info_$n" --direct=1 \
+			--rw=randwrite --bs=16k --size=8M --iodepth=8
+		check srp_logout_all
+	done
+
+	# The IB/CM line as one argument list of the test initiator.
+	check ibcm_cmd login name=li "dev=$RXE_DEV" port=1 \
+		"initiator=$(ibcm_ini "$IBCM_EXT")" "$lib"
+	ibcm_accepted li
+	check ibcm_cmd io name=li lba=64
+	ibcm_io_ok li
+	check ibcm_cmd logout name=li
+	check ip -6 addr del "$ip6/64" dev "$RXE_NETDEV"
+	check poll_until 30 login_info_lacks "dest=[$ip6]"
+	check ibcm_down
+}
+
+
 # case_ibcm_io: SCSI commands over IB/CM: data written and read back
 # identical with direct and indirect descriptors and immediate data (which
 # the target offers: use_srq=0), ABORT TASK and LUN RESET answered with
@@ -526,6 +580,7 @@ case_ibcm_rmmod() {
 run_ibcm_cases() {
 	run_case ibcm_login case_ibcm_login
 	run_case ibcm_io case_ibcm_io
+	run_case login_info case_login_info
 	run_case ibcm_refusals case_ibcm_refusals
 	run_case ibcm_vanish case_ibcm_vanish
 	run_case ibcm_two_devices case_ibcm_two_devices

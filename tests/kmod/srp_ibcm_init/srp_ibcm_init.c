@@ -237,6 +237,7 @@ struct sic_sess {
  * @have_id_ext: @id_ext was given
  * @ioc_guid: target port ID, second half (default @service_id)
  * @have_ioc: @ioc_guid was given
+ * @pkey: P_Key of the path (RoCE: 0xffff, the default)
  * @initiator: initiator port ID
  * @have_ini: @initiator was given
  * @it_iu_len: requested IT IU length
@@ -266,6 +267,7 @@ struct sic_args {
 	bool		have_id_ext;
 	u64		ioc_guid;
 	bool		have_ioc;
+	u16		pkey;
 	u8		initiator[16];
 	bool		have_ini;
 	u32		it_iu_len;
@@ -1355,7 +1357,7 @@ static int sic_path(struct sic_sess *s, const struct sic_args *a,
 		return -EINVAL;
 	path->sgid = sgid_attr->gid;
 	path->dgid = a->have_dgid ? a->dgid : sgid_attr->gid;
-	path->pkey = cpu_to_be16(0xffff);
+	path->pkey = cpu_to_be16(a->pkey);
 	path->reversible = 1;
 	path->hop_limit = a->hop;
 	path->mtu_selector = IB_SA_EQ;
@@ -1692,6 +1694,8 @@ static int sic_parse_arg(struct sic_args *a, const char *key, const char *val)
 		a->have_ioc = true;
 		return kstrtou64(val, 16, &a->ioc_guid);
 	}
+	if (!strcmp(key, "pkey"))
+		return kstrtou16(val, 16, &a->pkey);
 	if (!strcmp(key, "initiator")) {
 		a->have_ini = true;
 		return sic_parse_hex(val, a->initiator, 16);
@@ -1801,11 +1805,13 @@ static ssize_t sic_control_write(struct file *file, const char __user *ubuf,
 	a->pkt_life = 18;
 	a->hop = 64;
 	a->func = SRP_TSK_ABORT_TASK;
+	a->pkey = 0xffff;
 
+	/* Commas too: an add_target line is taken as it is. */
 	p = strim(buf);
 	verb = strsep(&p, " \t");
 	ret = -EINVAL;
-	while ((tok = strsep(&p, " \t"))) {
+	while ((tok = strsep(&p, " \t,"))) {
 		char *val;
 
 		if (!*tok)
