@@ -388,6 +388,36 @@ static void srpt_port_netdev_addrs(struct srpt_port *sport,
 #endif
 }
 
+/* Longest line: the IB/CM one, or dest=[<IPv6 text>]:<port>. */
+#define SRPT_LOGIN_LINE_MAX	160
+
+/**
+ * srpt_login_line() - append one add_target line to the page if it fits
+ * @page: the configfs page
+ * @at: bytes of @page already used
+ * @fmt: printf format of the line, with its newline
+ *
+ * A line that would not fit whole is left out (with the ones after it),
+ * so a reader never gets half a line.
+ *
+ * Return: the new @at.
+ */
+static __printf(3, 4) int srpt_login_line(char *page, int at,
+					  const char *fmt, ...)
+{
+	char line[SRPT_LOGIN_LINE_MAX];
+	va_list args;
+	int len;
+
+	va_start(args, fmt);
+	len = vsnprintf(line, sizeof(line), fmt, args);
+	va_end(args);
+	if (len >= sizeof(line) || at + len >= PAGE_SIZE)
+		return at;
+	memcpy(page + at, line, len + 1);
+	return at + len;
+}
+
 /**
  * srpt_port_login_info() - the add_target lines of one port
  * @sport: the port
@@ -417,9 +447,9 @@ static int srpt_port_login_info(struct srpt_port *sport, u64 guid,
 		if (ib_query_pkey(ib_dev, pn, 0, &pkey) || !pkey)
 			pkey = 0xffff;
 		srpt_port_get_gid(sport, &gid);
-		at += sysfs_emit_at(page, at,
-				    "id_ext=%016llx,ioc_guid=%016llx,dgid=%16phN,pkey=%04x,service_id=%016llx\n",
-				    guid, guid, gid.raw, pkey, guid);
+		at = srpt_login_line(page, at,
+				     "id_ext=%016llx,ioc_guid=%016llx,dgid=%16phN,pkey=%04x,service_id=%016llx\n",
+				     guid, guid, gid.raw, pkey, guid);
 	}
 	if (!cm_port || rdma_protocol_ib(ib_dev, pn))
 		return at;
@@ -434,13 +464,13 @@ static int srpt_port_login_info(struct srpt_port *sport, u64 guid,
 		const struct in6_addr *a = &set->addr[i];
 
 		if (ipv6_addr_v4mapped(a))
-			at += sysfs_emit_at(page, at,
-					    "id_ext=%016llx,ioc_guid=%016llx,dest=%pI4:%u\n",
-					    guid, guid, &a->s6_addr32[3], cm_port);
+			at = srpt_login_line(page, at,
+					     "id_ext=%016llx,ioc_guid=%016llx,dest=%pI4:%u\n",
+					     guid, guid, &a->s6_addr32[3], cm_port);
 		else
-			at += sysfs_emit_at(page, at,
-					    "id_ext=%016llx,ioc_guid=%016llx,dest=[%pI6c]:%u\n",
-					    guid, guid, a, cm_port);
+			at = srpt_login_line(page, at,
+					     "id_ext=%016llx,ioc_guid=%016llx,dest=[%pI6c]:%u\n",
+					     guid, guid, a, cm_port);
 	}
 	kfree(set);
 	return at;
@@ -453,7 +483,8 @@ static int srpt_port_login_info(struct srpt_port *sport, u64 guid,
  *
  * One line per way in, for every port whose GID the name matches, each
  * complete for ib_srp's add_target but for the initiator's own fields
- * (initiator_ext, max_cmd_per_lun, ...).
+ * (initiator_ext, max_cmd_per_lun, ...), as many whole lines as the page
+ * holds.
  *
  * Return: bytes written to @page.
  */
