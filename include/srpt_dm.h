@@ -9,7 +9,11 @@
  *
  * The target presents one I/O unit with 16 controller slots; slot 1 holds
  * the single I/O controller, whose only service entry is the SRP target
- * port ("SRP.T10:" + id_ext as 16 hex digits, service ID = id_ext).
+ * port ("SRP.T10:" + id_ext as 16 hex digits, service ID = id_ext).  While
+ * the RDMA/CM listener is on, the controller's ID string ends in the word
+ * "rdma_cm_port=<TCP port>", so that an initiator without a subnet
+ * administrator (RoCE) learns where to log in over RDMA/CM; discovery
+ * tools for InfiniBand only print that string.
  */
 #ifndef SRPT_DM_H
 #define SRPT_DM_H
@@ -90,6 +94,8 @@ enum {
 };
 
 #define SRPT_DM_SVC_NAME_PREFIX	"SRP.T10:"
+/* The word of the ID string that names the RDMA/CM listener's port. */
+#define SRPT_DM_ID_RDMA_CM_PORT	"rdma_cm_port="
 
 /* Sizes of the MAD and its parts. */
 enum {
@@ -209,7 +215,10 @@ struct srpt_wire_svc_entries {
  * @service_conns: service connections, 0 when not limited
  * @initiators_supported: initiators supported, 0 when not limited
  * @change_id:	IOUnitInfo change ID
- * @id_string:	NUL-terminated description; at most 63 bytes are sent
+ * @rdma_cm_port: TCP port of the RDMA/CM listener, 0 when there is none;
+ *		named at the end of the ID string (srpt_dm_id_string())
+ * @id_string:	NUL-terminated description; at most 63 bytes are sent,
+ *		fewer with @rdma_cm_port
  */
 struct srpt_dm_params {
 	u64		ioc_guid;
@@ -227,6 +236,7 @@ struct srpt_dm_params {
 	u16		service_conns;
 	u16		initiators_supported;
 	u16		change_id;
+	u16		rdma_cm_port;
 	const char	*id_string;
 };
 
@@ -251,6 +261,7 @@ struct srpt_dm_request {
 
 void srpt_dm_build_class_port_info(void *data);
 void srpt_dm_build_iou_info(void *data, u16 change_id);
+void srpt_dm_id_string(char *dst, const char *desc, u16 rdma_cm_port);
 void srpt_dm_build_ioc_profile(void *data, const struct srpt_dm_params *p);
 void srpt_dm_svc_name(char *name, u64 id_ext);
 u16 srpt_dm_build_svc_entries(void *data, const struct srpt_dm_params *p,

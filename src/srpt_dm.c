@@ -74,19 +74,66 @@ void srpt_dm_build_iou_info(void *data, u16 change_id)
 }
 
 /**
+ * srpt_dm_id_string() - the ID string of the IOControllerProfile
+ * @dst: the %SRPT_DM_ID_STRING_LEN byte field; overwritten, NUL-padded
+ * @desc: NUL-terminated description of the controller, or NULL
+ * @rdma_cm_port: TCP port of the RDMA/CM listener, 0 when there is none
+ *
+ * Without a listener the field is @desc, cut to 63 bytes.  With one, the
+ * word %SRPT_DM_ID_RDMA_CM_PORT followed by the port in decimal comes
+ * after @desc and a space (alone if @desc is empty).  The word is never
+ * cut: @desc is shortened instead, and spaces its cut leaves at its end
+ * are dropped.  The last byte of the field is always a NUL.
+ */
+void srpt_dm_id_string(char *dst, const char *desc, u16 rdma_cm_port)
+{
+	size_t room = SRPT_DM_ID_STRING_LEN - 1;
+	size_t klen = sizeof(SRPT_DM_ID_RDMA_CM_PORT) - 1;
+	char digits[5];		/* a u16 has at most 5 decimal digits */
+	unsigned int v = rdma_cm_port;
+	size_t ndig = 0, len = 0, wlen = 0;
+
+	memset(dst, 0, SRPT_DM_ID_STRING_LEN);
+	if (rdma_cm_port) {
+		do {
+			digits[ndig++] = '0' + v % 10;
+			v /= 10;
+		} while (v);
+		wlen = klen + ndig;
+	}
+	if (desc)
+		len = strnlen(desc, room);
+	if (wlen && len + 1 + wlen > room) {
+		len = room - 1 - wlen;
+		while (len && desc[len - 1] == ' ')
+			len--;
+	}
+	if (len)
+		memcpy(dst, desc, len);
+	if (!wlen)
+		return;
+	if (len)
+		dst[len++] = ' ';
+	memcpy(dst + len, SRPT_DM_ID_RDMA_CM_PORT, klen);
+	len += klen;
+	while (ndig)
+		dst[len++] = digits[--ndig];
+}
+
+/**
  * srpt_dm_build_ioc_profile() - IOControllerProfile of our SRP controller
  * @data: the 192-byte data area of the response; overwritten
  * @p: what to report
  *
  * I/O class, subclass, protocol and protocol version are SRP's (T10 SRP
  * r16a annex B); the controller receives sends (requests) and sends
- * (responses), and issues RDMA reads and writes.  The ID string is cut to
- * 63 bytes so that the field always ends with a NUL.
+ * (responses), and issues RDMA reads and writes.  The ID string is the
+ * description and the RDMA/CM port (srpt_dm_id_string()), at most 63
+ * bytes so that the field always ends with a NUL.
  */
 void srpt_dm_build_ioc_profile(void *data, const struct srpt_dm_params *p)
 {
 	struct srpt_wire_ioc_profile *ioc = data;
-	size_t len;
 
 	memset(data, 0, SRPT_DM_DATA_SIZE);
 	ioc->guid = cpu_to_be64(p->ioc_guid);
@@ -110,10 +157,8 @@ void srpt_dm_build_ioc_profile(void *data, const struct srpt_dm_params *p)
 			   SRPT_DM_CAP_RDMA_READ_FROM_IOC |
 			   SRPT_DM_CAP_RDMA_WRITE_FROM_IOC;
 	ioc->num_svc_entries = SRPT_DM_NUM_SVC_ENTRIES;
-	if (p->id_string) {
-		len = strnlen(p->id_string, sizeof(ioc->id_string) - 1);
-		memcpy(ioc->id_string, p->id_string, len);
-	}
+	srpt_dm_id_string((char *)ioc->id_string, p->id_string,
+			  p->rdma_cm_port);
 }
 
 /**

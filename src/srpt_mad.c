@@ -7,7 +7,9 @@
  * for its IOUnitInfo, the IOControllerProfile of every populated slot and
  * the ServiceEntries of each controller.  Every port with a GSI QP (IB and
  * RoCE, not iWARP) gets a MAD agent for class 0x06 version 1 that answers
- * Get and Set; the answers are built by the pure code in srpt_dm.c.
+ * Get and Set; the answers are built by the pure code in srpt_dm.c.  On
+ * RoCE, where no subnet administrator leads to the port, srp-dm asks it
+ * by GID and reads the RDMA/CM port from the controller's ID string.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -43,7 +45,10 @@ static_assert(SRPT_MAD_STATUS_UNSUP_METHOD_ATTR ==
  * srpt_service_guid, which is what a login must carry as target port ID and
  * what the IB/CM listens on.  The queue depths are those a channel on this
  * device gets; the RDMA transfer size is that of the portal group logins
- * on this port go to (srpt_tpg_rdma_size()).
+ * on this port go to (srpt_tpg_rdma_size()).  The RDMA/CM listener's port
+ * is read for every request, so an answer shows a port set through
+ * configfs (discovery_auth/rdma_cm_port) from then on; the ID string
+ * carries it (srpt_dm_id_string()).
  */
 static void srpt_mad_params(struct srpt_port *sport, struct srpt_dm_params *p)
 {
@@ -63,6 +68,7 @@ static void srpt_mad_params(struct srpt_port *sport, struct srpt_dm_params *p)
 	p->send_size = srpt_max_req_size;
 	p->rdma_size = srpt_tpg_rdma_size(sport);
 	p->change_id = 1;
+	p->rdma_cm_port = srpt_get_rdma_cm_port();
 	p->id_string = "Linux SRP target ib_srpt " SRPT_VERSION;
 }
 

@@ -287,6 +287,114 @@ TEST(DmAttr, IOControllerProfileMasksAndLimits)
 	EXPECT_TRUE(all_zero(&d[64], 64));
 }
 
+// The ID string field as a string, and whether the rest of it is zero.
+static std::string id_field(const char *f, bool *padded)
+{
+	size_t n = strnlen(f, SRPT_DM_ID_STRING_LEN);
+
+	*padded = n < SRPT_DM_ID_STRING_LEN &&
+		  all_zero(reinterpret_cast<const uint8_t *>(f) + n,
+			   SRPT_DM_ID_STRING_LEN - n);
+	return std::string(f, n);
+}
+
+TEST(DmAttr, IdStringRdmaCmPort)
+{
+	char f[SRPT_DM_ID_STRING_LEN];
+	bool padded;
+
+	// No listener: the description alone, as before.
+	srpt_dm_id_string(f, "Linux SRP target ib_srpt 0.1.0", 0);
+	EXPECT_EQ(id_field(f, &padded), "Linux SRP target ib_srpt 0.1.0");
+	EXPECT_TRUE(padded);
+
+	// The port as the last word, in decimal, without leading zeros.
+	srpt_dm_id_string(f, "Linux SRP target ib_srpt 0.1.0", 5000);
+	EXPECT_EQ(id_field(f, &padded),
+		  "Linux SRP target ib_srpt 0.1.0 rdma_cm_port=5000");
+	EXPECT_TRUE(padded);
+	srpt_dm_id_string(f, "d", 1);
+	EXPECT_EQ(id_field(f, &padded), "d rdma_cm_port=1");
+	srpt_dm_id_string(f, "d", 65535);
+	EXPECT_EQ(id_field(f, &padded), "d rdma_cm_port=65535");
+	srpt_dm_id_string(f, "d", 10);
+	EXPECT_EQ(id_field(f, &padded), "d rdma_cm_port=10");
+
+	// No description: the word alone.
+	srpt_dm_id_string(f, nullptr, 4420);
+	EXPECT_EQ(id_field(f, &padded), "rdma_cm_port=4420");
+	EXPECT_TRUE(padded);
+	srpt_dm_id_string(f, "", 4420);
+	EXPECT_EQ(id_field(f, &padded), "rdma_cm_port=4420");
+	srpt_dm_id_string(f, nullptr, 0);
+	EXPECT_TRUE(all_zero(reinterpret_cast<uint8_t *>(f), sizeof(f)));
+}
+
+TEST(DmAttr, IdStringPortNeverCut)
+{
+	char f[SRPT_DM_ID_STRING_LEN];
+	bool padded;
+	// A long package version (e.g. 0.1.0+git<date>.<n>.<hash>).
+	std::string desc = "Linux SRP target ib_srpt 0.1.0+git20261204.123.0123abcd";
+	std::string word = " rdma_cm_port=65535";
+
+	ASSERT_GT(desc.size() + word.size(), 63u);
+	srpt_dm_id_string(f, desc.c_str(), 65535);
+	std::string s = id_field(f, &padded);
+	EXPECT_TRUE(padded) << "NUL at byte 63";
+	EXPECT_EQ(s.size(), 63u) << "the description fills what the word leaves";
+	EXPECT_EQ(s, desc.substr(0, 63 - word.size()) + word);
+
+	// Exactly full: 63 bytes with the word, no cut.
+	std::string fits(63 - word.size(), 'y');
+	srpt_dm_id_string(f, fits.c_str(), 65535);
+	EXPECT_EQ(id_field(f, &padded), fits + word);
+	EXPECT_TRUE(padded);
+	// One byte more: the description loses one byte.
+	std::string over = fits + "z";
+	srpt_dm_id_string(f, over.c_str(), 65535);
+	EXPECT_EQ(id_field(f, &padded), fits + word);
+
+	// A cut that ends in spaces drops them: one space before the word.
+	std::string spaced = std::string(40, 'a') + std::string(30, ' ');
+	srpt_dm_id_string(f, spaced.c_str(), 5000);
+	EXPECT_EQ(id_field(f, &padded), std::string(40, 'a') + " rdma_cm_port=5000");
+	std::string blank(100, ' ');
+	srpt_dm_id_string(f, blank.c_str(), 5000);
+	EXPECT_EQ(id_field(f, &padded), "rdma_cm_port=5000");
+
+	// Longer than the field without a port: cut to 63 as before.
+	std::string longid(100, 'x');
+	srpt_dm_id_string(f, longid.c_str(), 0);
+	EXPECT_EQ(id_field(f, &padded), std::string(63, 'x'));
+	EXPECT_TRUE(padded);
+}
+
+TEST(DmAttr, IOControllerProfileCarriesRdmaCmPort)
+{
+	srpt_dm_params p = params();
+
+	p.rdma_cm_port = 5000;
+	Answer a = ask(request(0x01, 0x0011, 1), p);
+	const uint8_t *d = data_of(a);
+
+	ASSERT_EQ(a.status, 0);
+	EXPECT_EQ(std::string(reinterpret_cast<const char *>(&d[64])),
+		  "ib_srpt test controller rdma_cm_port=5000");
+	EXPECT_TRUE(all_zero(&d[64 + 41], 64 - 41)) << "ID string NUL padded";
+	// Nothing else moves: the fields srp_daemon reads stay.
+	EXPECT_EQ(get_be64(&d[0]), 0x0002c90300a1b2c3ull) << "GUID";
+	EXPECT_EQ(be16(&d[28]), 0x0100) << "IOClass";
+	EXPECT_EQ(d[54], 1) << "still one service entry";
+	EXPECT_TRUE(all_zero(&d[55], 9)) << "reserved";
+	EXPECT_TRUE(all_zero(&d[128], 192 - 128));
+	// The service entry does not change with the RDMA/CM port either.
+	Answer se = ask(request(0x01, 0x0012, 1u << 16), p);
+	EXPECT_EQ(std::string(reinterpret_cast<const char *>(data_of(se))),
+		  "SRP.T10:0002c90300a1b2c3");
+	EXPECT_TRUE(all_zero(&data_of(se)[48], 192 - 48)) << "one entry only";
+}
+
 TEST(DmAttr, ServiceName)
 {
 	char name[SRPT_DM_SVC_NAME_LEN];
