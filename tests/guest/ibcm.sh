@@ -325,7 +325,10 @@ case_login_info() {
 		n=$((n + 1))
 		check fio_verify "$d" "login_info_$n" --direct=1 \
 			--rw=randwrite --bs=16k --size=8M --iodepth=8
+		# ib_srp forgets the target after its SCSI host: the next
+		# add_target waits until the target has no channel left.
 		check srp_logout_all
+		check wait_channels 0
 	done
 
 	# The IB/CM line as one argument list of the test initiator.
