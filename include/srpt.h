@@ -81,6 +81,13 @@
 #define SRPT_DEF_CHANNEL_DATA	SZ_128M
 #define SRPT_MIN_CHANNEL_DATA	SZ_1M
 #define SRPT_MAX_CHANNEL_DATA	SZ_1G
+/*
+ * Data buffers of all channels of one initiator (node ACL) in a portal
+ * group, of a portal group and of the module, in MiB: at least one largest
+ * command; the defaults follow the machine's memory (srpt_default_data_mb()).
+ */
+#define SRPT_MIN_SHARED_DATA_MB	(SRPT_MAX_CMD_DATA >> 20)
+#define SRPT_MAX_SHARED_DATA_MB	SZ_4M	/* MiB: 4 TiB */
 /* Receive buffers (= credits) of a channel with its own receive ring. */
 #define SRPT_RQ_SIZE		128
 
@@ -183,6 +190,11 @@ struct srpt_tport {
  *		group at a time (0: no limit)
  * @max_cmd_data: most data bytes of one command
  * @max_channel_data: most bytes of data buffers one channel holds at a time
+ * @max_initiator_data_mb: most MiB of data buffers the channels of one
+ *		initiator (node ACL) in the group hold at a time
+ * @max_tpg_data_mb: most MiB of data buffers the group's channels hold at
+ *		a time
+ * @data_held:	bytes of data buffers the group's commands hold
  * @list:	entry in the target port's list
  * @refs:	the registry's reference while listed (srpt_tpg.c), and one
  *		per channel and login in progress that uses the group
@@ -207,16 +219,23 @@ struct srpt_tpg {
 	u32			max_initiator_channels;
 	u32			max_cmd_data;
 	u32			max_channel_data;
+	u32			max_initiator_data_mb;
+	u32			max_tpg_data_mb;
+	atomic_long_t		data_held;
 };
 
 /**
  * struct srpt_nacl - node ACL
  * @nacl:	LIO object
  * @name:	the initiator name, parsed (GUID, GID, IPv4 or IPv6 form)
+ * @data_held:	bytes of data buffers the commands of the initiator's
+ *		channels hold (LIO allocates dynamic ACLs with the fabric's
+ *		size too, so every session's ACL has this)
  */
 struct srpt_nacl {
 	struct se_node_acl	nacl;
 	struct srpt_name	name;
+	atomic_long_t		data_held;
 };
 
 /**
@@ -270,6 +289,7 @@ enum srpt_cmd_state {
 	SRPT_CMD_NEW,
 	SRPT_CMD_DATA_OUT,	/* RDMA READ of the write data posted */
 	SRPT_CMD_EXECUTING,
+	SRPT_CMD_SQ_WAIT,	/* response on the channel's sq_wait list */
 	SRPT_CMD_RSP_SENT,	/* RDMA WRITE + SEND posted */
 	SRPT_CMD_DONE,
 };
@@ -314,9 +334,6 @@ enum srpt_cmd_state {
  * @rsp_buf:	response IU buffer, max_ti_iu_len bytes
  * @rsp_dma:	its DMA address
  * @recv:	receive buffer holding immediate data, returned after use
- * @recv_obj:	an SRQ receive buffer (its whole object) taken over from a
- *		removed device while the command's immediate data was still
- *		in the backend; freed with the context
  * @imm_sg:	scatterlist over the immediate data, page by page; points
  *		into the channel's @imm_sg_pool (NULL without immediate data)
  * @rw:		remote buffers (points at @rw_inline or an allocated array)
@@ -329,6 +346,12 @@ enum srpt_cmd_state {
  * @in_lio:	@cmd was handed to LIO (else freed by the send completion)
  * @rsp_wrs:	send queue entries taken by the response (and RDMA WRITEs)
  * @sq_entry:	entry in the channel's @sq_wait list
+ * @sq_need:	send queue entries the response on @sq_wait needs: 1, or 1 +
+ *		@n_wr with @sq_data
+ * @sq_lio:	the response on @sq_wait is a LIO callback's (queue_status,
+ *		queue_data_in): its fields come from @cmd when it is posted,
+ *		and a failed post drops the completion's reference of @cmd
+ * @sq_data:	... and the command's RDMA WRITEs go in front of its SEND
  * @rsp:	fields of a response built by the driver itself (TMF result,
  *		error, SRP_CRED_REQ) waiting for send queue space
  * @cred_req:	the context carries an SRP_CRED_REQ, not an SRP_RSP
@@ -365,7 +388,6 @@ struct srpt_send_ioctx {
 	void			*rsp_buf;
 	u64			rsp_dma;
 	struct srpt_recv_ioctx	*recv;
-	void			*recv_obj;
 	struct scatterlist	*imm_sg;
 	struct srpt_rw		*rw;
 	unsigned int		n_rw;
@@ -377,6 +399,9 @@ struct srpt_send_ioctx {
 	bool			in_lio;
 	unsigned int		rsp_wrs;
 	struct list_head	sq_entry;
+	unsigned int		sq_need;
+	bool			sq_lio;
+	bool			sq_data;
 	struct srpt_rsp_args	rsp;
 	bool			cred_req;
 	bool			t_logout;
@@ -421,7 +446,7 @@ enum srpt_ch_state {
  * @cq_size:	entries taken from the pool
  * @qp:		the queue pair
  * @qp_num:	its number, for messages and statistics
- * @lock:	protects @state, @free_list and @wait_list
+ * @lock:	protects @state, @free_list, @wait_list and @wait_busy
  * @state:	enum srpt_ch_state
  * @registered:	on the channel list: srpt_ch_close() queues the release
  * @list:	entry in the driver's channel list
@@ -459,17 +484,27 @@ enum srpt_ch_state {
  * @max_data_held: bound of @data_held (max_channel_data at login, at least
  *		@max_cmd_data)
  * @data_held:	bytes of the data buffers the channel's commands hold
+ * @ini_held:	the @data_held of the session's node ACL (struct srpt_nacl),
+ *		which the session keeps while any command can be charged
+ * @filled_dev:	dev_index + 1 of the LIO device the channel last saw
+ *		filling the data-in buffers of its READs (0: none yet), see
+ *		srpt_data_unfilled()
+ * @nullio_dev:	dev_index + 1 of the last one seen not filling them
  * @pool_lock:	protects @pool and @pool_n
  * @pool:	pages of finished commands' data buffers, kept for the next
  *		ones (linked through page->lru), at most %SRPT_POOL_PAGES
  * @pool_n:	pages on @pool
  * @free_list:	unused command contexts
  * @wait_list:	requests received while @free_list was empty
- * @sq_wait:	driver-built responses waiting for send queue space
+ * @wait_busy:	srpt_process_wait_list() is handling a request it took off
+ *		@wait_list: new requests queue behind it
+ * @sq_wait:	responses waiting for send queue space, in the order they
+ *		came (LIO's and the driver's own, see srpt_sq_kick())
  * @n_busy:	command contexts in use
  * @idle_wq:	woken when @n_busy drops to zero on a closing channel
  * @watch_work:	reports commands stuck in the backend and sends keepalives
- * @keepalive_cqe: completion of the keepalive probe
+ * @keepalive_cqe: completion of the keepalive probe, which has a send
+ *		queue entry of its own in the QP (not one of @sq_wr_avail)
  * @keepalive_busy: a probe is posted and has not completed
  * @keepalive_at: jiffies of the last probe
  * @comp_vector: completion vector of @cq
@@ -526,11 +561,15 @@ struct srpt_channel {
 	u32			max_cmd_data;
 	u32			max_data_held;
 	atomic_t		data_held;
+	atomic_long_t		*ini_held;
+	u32			filled_dev;
+	u32			nullio_dev;
 	spinlock_t		pool_lock;	/* see above */
 	struct list_head	pool;
 	u32			pool_n;
 	struct list_head	free_list;
 	struct list_head	wait_list;
+	bool			wait_busy;
 	struct list_head	sq_wait;
 	u32			n_busy;
 	wait_queue_head_t	idle_wq;
@@ -558,6 +597,7 @@ struct srpt_channel {
 		atomic64_t	stuck;
 		atomic64_t	keepalives;
 		atomic64_t	data_full;
+		atomic64_t	data_busy;
 	} stats;
 };
 
@@ -699,6 +739,36 @@ void srpt_set_default_service_guid(u64 guid);
 u16 srpt_get_rdma_cm_port(void);
 int srpt_set_rdma_cm_port(u16 port);
 extern atomic_t srpt_fail_post_send;
+extern u32 srpt_max_qp_wr_cap;
+extern atomic_long_t srpt_data_held;
+extern unsigned long srpt_data_limit_bytes;
+
+/**
+ * srpt_data_limit() - the bound on the data buffers of all channels
+ *
+ * Return: bytes (max_data_mb, or its default when it is 0).
+ */
+static inline unsigned long srpt_data_limit(void)
+{
+	return READ_ONCE(srpt_data_limit_bytes);
+}
+
+u32 srpt_default_data_mb(void);
+extern long srpt_data_held_peak;
+
+/**
+ * srpt_data_peak() - note how much data buffers all channels hold
+ * @held: bytes, just charged
+ *
+ * Racy on purpose: the peak is an observation for operators and tests
+ * (debugfs ib_srpt/data), not a bound.
+ */
+static inline void srpt_data_peak(long held)
+{
+	if (unlikely(held > READ_ONCE(srpt_data_held_peak)))
+		WRITE_ONCE(srpt_data_held_peak, held);
+}
+
 bool srpt_fault_post_send_take(void);
 
 /**
@@ -713,6 +783,7 @@ static inline bool srpt_fault_post_send(void)
 	       srpt_fault_post_send_take();
 }
 
+void srpt_param_defaults(void);
 void srpt_param_init(void);
 void srpt_param_exit(void);
 
@@ -754,8 +825,6 @@ void srpt_ch_close(struct srpt_channel *ch, const char *why);
 /* srpt_ring.c: receive buffers */
 void srpt_free_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
 			 u32 n);
-void *srpt_recv_buf_take(struct ib_device *ib_dev, struct srpt_recv_ioctx *r);
-void srpt_recv_obj_free(void *obj);
 void srpt_unmap_recv_bufs(struct ib_device *ib_dev,
 			  struct srpt_recv_ioctx *ring, u32 n);
 int srpt_alloc_recv_bufs(struct ib_pd *pd, struct srpt_recv_ioctx *ring,
@@ -869,7 +938,12 @@ static __always_inline void __srpt_free_data(struct srpt_send_ioctx *ioctx)
 	struct srpt_channel *ch = ioctx->ch;
 
 	if (ioctx->charged) {
-		atomic_sub(ioctx->charged, &ch->data_held);
+		u32 n = ioctx->charged;
+
+		atomic_sub(n, &ch->data_held);
+		atomic_long_sub(n, ch->ini_held);
+		atomic_long_sub(n, &ch->tpg->data_held);
+		atomic_long_sub(n, &srpt_data_held);
 		ioctx->charged = 0;
 	}
 	if (ioctx->data_sgl) {
@@ -931,6 +1005,32 @@ static __always_inline void __srpt_unmap_data(struct srpt_send_ioctx *ioctx)
 	__srpt_free_data(ioctx);
 }
 
+bool __srpt_data_unfilled(struct srpt_send_ioctx *ioctx);
+
+/**
+ * srpt_data_unfilled() - may a data-in buffer hold what LIO did not write?
+ * @ioctx: a command LIO answered with data for the initiator
+ *
+ * A READ's buffer is not cleared when the command arrives (the backend
+ * writes all of it, see srpt_cmd_map()), but a backend that discards
+ * writes and answers reads without reading (rd_mcp with rd_nullio, which
+ * also serves LIO's virtual LUN 0) writes nothing: the buffer then still
+ * holds what it held before, data of earlier commands.  The device of the
+ * channel's last such command is remembered, so that the common case is
+ * one comparison.
+ *
+ * Return: true if the whole buffer must be cleared before it goes out.
+ */
+static __always_inline bool srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
+{
+	const struct se_device *dev = ioctx->cmd.se_dev;
+
+	if (!ioctx->data_sgl || !dev ||
+	    likely(dev->dev_index + 1 == READ_ONCE(ioctx->ch->filled_dev)))
+		return false;
+	return __srpt_data_unfilled(ioctx);
+}
+
 void srpt_pool_drain(struct srpt_channel *ch);
 void srpt_free_data(struct srpt_send_ioctx *ioctx);
 void srpt_buf_free(struct srpt_send_ioctx *ioctx);
@@ -955,7 +1055,9 @@ void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len);
  * ch->sq_extra entries the QP has beyond them: it drives sq_wr_avail below
  * zero, which keeps every other request out until its entries are back,
  * so the QP never holds more than sq_size + sq_extra requests and a large
- * command waits at most for one other large command.
+ * command waits at most for one other large command.  (The QP has one
+ * entry more for the keepalive probe and one for the drain request, which
+ * take nothing from sq_wr_avail.)
  *
  * Return: true if the entries are now reserved.
  */
@@ -1007,7 +1109,23 @@ int srpt_queue_data_in(struct se_cmd *se_cmd);
 int srpt_queue_status(struct se_cmd *se_cmd);
 void srpt_sq_kick(struct srpt_channel *ch);
 void srpt_sq_released(struct srpt_channel *ch, unsigned int n);
-void srpt_queue_own(struct srpt_send_ioctx *ioctx);
+void srpt_sq_wait(struct srpt_send_ioctx *ioctx, unsigned int n, bool lio,
+		  bool with_data);
+
+/**
+ * srpt_queue_own() - send a response LIO cannot retry for us
+ * @ioctx: the request, @ioctx->rsp filled in
+ *
+ * TMF results, answers to requests LIO never saw and SRP_CRED_REQs are
+ * never dropped: when the send queue is full they wait, in order with
+ * LIO's responses, on the channel's sq_wait list until a completion makes
+ * room (srpt_sq_wait()).
+ */
+static inline void srpt_queue_own(struct srpt_send_ioctx *ioctx)
+{
+	srpt_sq_wait(ioctx, 1, false, false);
+}
+
 void srpt_t_logout(struct srpt_channel *ch, u32 reason);
 void srpt_send_error_rsp(struct srpt_send_ioctx *ioctx, u64 tag, u8 status,
 			 u8 key, u8 asc, u8 ascq, int tmf_code);
@@ -1034,7 +1152,6 @@ void srpt_queue_tm_rsp(struct se_cmd *se_cmd);
 void srpt_aborted_task(struct se_cmd *se_cmd);
 
 /* srpt_recv.c: receive completions and their dispatch; the SRQ */
-void srpt_process_wait_list(struct srpt_channel *ch);
 void srpt_wait_work(struct work_struct *work);
 void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 int srpt_device_get_srq(struct srpt_device *sdev);

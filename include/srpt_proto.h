@@ -109,6 +109,19 @@ enum {
 	SRPT_TMF_RSP_INCORRECT_LUN	= 0x09,
 };
 
+/*
+ * What a task management function came to (srpt_cmd.c translates LIO's
+ * enum tcm_tmrsp_table): the protocol layer maps it without LIO's headers.
+ */
+#define SRPT_TMF_RESULT_FAILED		0
+#define SRPT_TMF_RESULT_COMPLETE	1
+#define SRPT_TMF_RESULT_NO_TASK		2
+#define SRPT_TMF_RESULT_NO_LUN		3
+#define SRPT_TMF_RESULT_NOT_SUPPORTED	4
+#define SRPT_TMF_RESULT_REJECTED	5
+
+u8 srpt_tmf_rsp_code(u8 result);
+
 /* SRP_CMD task attributes. */
 enum {
 	SRPT_TASK_ATTR_SIMPLE		= 0,
@@ -397,6 +410,9 @@ int srpt_login_parse(const void *pdata, size_t len,
  * @supported_buf_fmt: SRPT_BUF_FORMAT_* mask the target supports
  * @imm_data_capable: the channel has its own receive ring (no SRQ)
  * @enabled: port/TPG enabled and resources available
+ * @no_rdma_read: the connection request grants the target no RDMA READ
+ *	(the initiator's responder resources are 0): it could never fetch
+ *	the data of a write
  * @target_port_id: the port identifier this target answers to
  */
 struct srpt_login_limits {
@@ -405,6 +421,7 @@ struct srpt_login_limits {
 	u16	supported_buf_fmt;
 	bool	imm_data_capable;
 	bool	enabled;
+	bool	no_rdma_read;
 	u8	target_port_id[16];
 };
 

@@ -290,8 +290,10 @@ free_ch:
  *
  * The CQ comes from the device's CQ pool, on a completion vector chosen
  * round robin so that channels spread over the device's vectors.  If the
- * device cannot create a QP of the requested depth, smaller send queues are
- * tried down to SRPT_MIN_SQ_SIZE.
+ * device cannot create a QP of the requested depth (-ENOMEM, or -EINVAL
+ * from a device whose limits the send queue, the RDMA contexts rdma_rw
+ * adds to it and the SGEs per request exceed together), smaller send
+ * queues are tried down to SRPT_MIN_SQ_SIZE, and the shrink is logged.
  *
  * Return: 0 or a negative errno.
  */
@@ -300,6 +302,7 @@ int srpt_ch_create_qp(struct srpt_channel *ch)
 	struct srpt_device *sdev = ch->sport->sdev;
 	struct ib_device *ib_dev = sdev->ib_dev;
 	struct ib_qp_init_attr *init;
+	u32 asked = ch->sq_size, cap;
 	int ret;
 
 	init = kzalloc(sizeof(*init), GFP_KERNEL);
@@ -309,16 +312,16 @@ int srpt_ch_create_qp(struct srpt_channel *ch)
 retry:
 	/*
 	 * Room for every completion the QP can have outstanding, plus the two
-	 * drain requests.  With its own ring a channel has at most rq_size
-	 * receives posted; on the SRQ an initiator that ignores its credits
-	 * can have up to the SRQ's size complete on this CQ before any is
-	 * polled, and the CQ (shared with other channels by the pool) must
-	 * not overflow for that.
+	 * drain requests and the keepalive probe.  With its own ring a
+	 * channel has at most rq_size receives posted; on the SRQ an
+	 * initiator that ignores its credits can have up to the SRQ's size
+	 * complete on this CQ before any is polled, and the CQ (shared with
+	 * other channels by the pool) must not overflow for that.
 	 */
 	ch->sq_extra = min_t(u32, srpt_max_descs(ch->max_it_iu_len) + 1,
-			     ib_dev->attrs.max_qp_wr - ch->sq_size - 1);
+			     ib_dev->attrs.max_qp_wr - ch->sq_size - 2);
 	ch->cq_size = (ch->use_srq ? sdev->srq_size : ch->rq_size) +
-		      ch->sq_size + ch->sq_extra + 2;
+		      ch->sq_size + ch->sq_extra + 3;
 	ch->comp_vector = srpt_pick_comp_vector(srpt_comp_vector_mask(),
 						ib_dev->num_comp_vectors,
 						atomic_inc_return(&sdev->next_vector));
@@ -338,8 +341,12 @@ retry:
 	init->sq_sig_type = IB_SIGNAL_REQ_WR;
 	init->qp_type = IB_QPT_RC;
 	init->port_num = ch->sport->port_num;
-	/* One more of each for the drain requests of ib_drain_qp(). */
-	init->cap.max_send_wr = ch->sq_size + ch->sq_extra + 1;
+	/*
+	 * One more of each for the drain requests of ib_drain_qp(), and a
+	 * send entry of its own for the keepalive probe: it is posted however
+	 * full the queue is (srpt_keepalive()).
+	 */
+	init->cap.max_send_wr = ch->sq_size + ch->sq_extra + 2;
 	init->cap.max_rdma_ctxs = ch->sq_size + ch->sq_extra;
 	init->cap.max_send_sge = ib_dev->attrs.max_send_sge;
 	if (ch->use_srq) {
@@ -349,7 +356,10 @@ retry:
 		init->cap.max_recv_sge = 1;
 	}
 
-	if (ch->using_rdma_cm) {
+	cap = READ_ONCE(srpt_max_qp_wr_cap);
+	if (cap && init->cap.max_send_wr + init->cap.max_rdma_ctxs > cap) {
+		ret = -EINVAL;
+	} else if (ch->using_rdma_cm) {
 		ret = rdma_create_qp(ch->rdma_cm_id, sdev->pd, init);
 		ch->qp = ret ? NULL : ch->rdma_cm_id->qp;
 	} else {
@@ -361,7 +371,8 @@ retry:
 	if (ret) {
 		ib_cq_pool_put(ch->cq, ch->cq_size);
 		ch->cq = NULL;
-		if (ret == -ENOMEM && ch->sq_size / 2 >= SRPT_MIN_SQ_SIZE) {
+		if ((ret == -ENOMEM || ret == -EINVAL) &&
+		    ch->sq_size / 2 >= SRPT_MIN_SQ_SIZE) {
 			ch->sq_size /= 2;
 			goto retry;
 		}
@@ -369,6 +380,10 @@ retry:
 		       dev_name(&ib_dev->dev), ch->sq_size, ret);
 		goto out;
 	}
+	if (ch->sq_size < asked)
+		pr_warn_ratelimited("%s: %s: send queue of %u entries refused by the device, the channel has %u\n",
+				    dev_name(&ib_dev->dev), ch->sess_name,
+				    asked, ch->sq_size);
 	atomic_set(&ch->sq_wr_avail, ch->sq_size);
 	ch->qp_num = ch->qp->qp_num;
 	pr_debug("QP 0x%x: sq %u+%u rq %u vector %d\n", ch->qp->qp_num,
@@ -416,12 +431,21 @@ int srpt_ch_start_session(struct srpt_channel *ch, const char *acl_name)
 		return PTR_ERR(sess);
 	ch->sess = sess;
 	ch->nacl = sess->se_node_acl;
+	ch->ini_held = &container_of(sess->se_node_acl, struct srpt_nacl,
+				     nacl)->data_held;
 	return 0;
 }
 
 /**
  * srpt_ch_established() - the connection is up (RTU or ESTABLISHED)
  * @ch: the channel
+ *
+ * Runs in the CM's handler.  Requests that arrived before the RTU are
+ * handled by the channel's wait work, not here: handling them posts to the
+ * QP and sets up RDMA contexts, which only the wait work's place in the
+ * release (cancel_work_sync() after the drain, before the QP can be
+ * destroyed or the channel detached) makes safe against a release that
+ * runs at the same time, such as a device removal.
  */
 void srpt_ch_established(struct srpt_channel *ch)
 {
@@ -434,14 +458,14 @@ void srpt_ch_established(struct srpt_channel *ch)
 		ch->state = SRPT_CH_LIVE;
 		/* Under the lock: a close cannot slip in before it. */
 		srpt_watch_start(ch);
+		if (!list_empty(&ch->wait_list))
+			queue_work(srpt_system_wq, &ch->wait_work);
 	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	pr_debug("%s: channel established\n", ch->sess_name);
 	if (live)
 		trace_srpt_ch_state(ch->sess_name, ch->id, SRPT_CH_CONNECTING,
 				    SRPT_CH_LIVE);
-	/* Requests that arrived before the RTU. */
-	srpt_process_wait_list(ch);
 }
 
 /**
@@ -539,11 +563,13 @@ static void srpt_ch_destroy_conn(struct srpt_channel *ch)
  * the device must not wait for it.  So the channel lets go of everything
  * of the device now and keeps only memory: from the moment @ch->detached
  * is set no I/O path starts to use the device (srpt_ch_detached()), and
- * synchronize_rcu() waits for those that did; a second drain completes
- * what they posted.  Then each context's RDMA contexts are destroyed, an
- * SRQ buffer a command still holds is taken over (the device frees its
- * SRQ), the QP, CM id and CQ are destroyed, the buffers unmapped, and the
- * channel leaves the channel list, which lets srpt_remove_one() go on.
+ * synchronize_rcu() waits for those that did; a second drain of the send
+ * queue completes what they posted.  Then each context's RDMA contexts are
+ * destroyed, the QP, CM id and CQ are destroyed, the buffers unmapped (a
+ * command's immediate data stays readable in its receive buffer: SRQ
+ * channels have none, so no command holds a buffer of the SRQ the device
+ * frees), and the channel leaves the channel list, which lets
+ * srpt_remove_one() go on.
  * The commands finish later without the device: their responses are
  * dropped (the initiator lost the connection anyway) and their buffers
  * freed (srpt_put_detached()).
@@ -551,23 +577,24 @@ static void srpt_ch_destroy_conn(struct srpt_channel *ch)
 static void srpt_ch_detach(struct srpt_channel *ch)
 {
 	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
-	struct srpt_recv_ioctx *r;
 	unsigned long flags;
 	u32 i, busy;
 
 	WRITE_ONCE(ch->detached, true);
 	synchronize_rcu();
-	ib_drain_qp(ch->qp);
+	/*
+	 * Only sends can have been posted since the release's drain: no
+	 * receive completes after it, so none is reposted.  (ib_drain_qp()
+	 * of a QP on an SRQ would wait, since 6.10, for a last-WQE event that
+	 * a QP already in the error state need not raise again: up to a
+	 * minute per channel.)
+	 */
+	ib_drain_sq(ch->qp);
 	for (i = 0; i < ch->n_ioctx; i++) {
 		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];
 
 		spin_lock_irqsave(&ch->lock, flags);
 		srpt_unmap_rw(ioctx);
-		r = ioctx->recv;
-		if (r && r->sdev) {
-			ioctx->recv = NULL;
-			ioctx->recv_obj = srpt_recv_buf_take(ib_dev, r);
-		}
 		spin_unlock_irqrestore(&ch->lock, flags);
 	}
 	srpt_ch_destroy_conn(ch);

@@ -42,11 +42,17 @@ static bool srpt_ch_same_nexus(const struct srpt_channel *a,
 /**
  * srpt_ch_over_limit() - would a new channel exceed its group's limits?
  * @ch: the new channel, its session (and so its node ACL) set up
- * @single: a SINGLE login: the channels of its I_T nexus are about to be
- *	replaced and do not count
+ * @single: a SINGLE login: the live channels of its I_T nexus are about to
+ *	be replaced and do not count
  *
- * Channels that are closing do not count either.  Called with srpt_ch_mutex
- * held, so that two logins cannot both take the last place.
+ * A channel counts until it is freed, closing or not: one whose release
+ * waits for the backend still holds its QP, its receive ring and its
+ * command contexts, and an initiator that logs in again and again (SINGLE
+ * logins replace the channels before them) while the backend holds a
+ * command of each would otherwise pile them up without bound.  Called with
+ * srpt_ch_mutex held, so that two logins cannot both take the last place.
+ * (A channel that detached from a removed device is off the list: it holds
+ * memory only, until the backend gives its commands back.)
  *
  * Return: true when max_channels or max_initiator_channels of the portal
  * group (0: no limit) is reached.
@@ -63,8 +69,8 @@ static bool srpt_ch_over_limit(struct srpt_channel *ch, bool single)
 		return false;
 	list_for_each_entry(other, &srpt_ch_list, list) {
 		if (other->tpg != ch->tpg ||
-		    READ_ONCE(other->state) >= SRPT_CH_DISCONNECTING ||
-		    (single && srpt_ch_same_nexus(ch, other)))
+		    (single && srpt_ch_same_nexus(ch, other) &&
+		     READ_ONCE(other->state) < SRPT_CH_DISCONNECTING))
 			continue;
 		n_all++;
 		if (other->nacl == ch->nacl)
@@ -316,7 +322,7 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 		if (ch->tpg != tpg)
 			continue;
 		n = scnprintf(page + len, PAGE_SIZE - len,
-			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d keepalives=%lld data_full=%lld data_held=%d\n",
+			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d keepalives=%lld data_full=%lld data_held=%d data_busy=%lld sq_size=%u\n",
 			      ch->sess_name, ch->id,
 			      srpt_ch_state_name[ch->state],
 			      ch->using_rdma_cm ? "rdma" : "ib", ch->qp_num,
@@ -337,7 +343,9 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 			      ch->comp_vector,
 			      atomic64_read(&ch->stats.keepalives),
 			      atomic64_read(&ch->stats.data_full),
-			      atomic_read(&ch->data_held));
+			      atomic_read(&ch->data_held),
+			      atomic64_read(&ch->stats.data_busy),
+			      ch->sq_size);
 		if (len + n >= PAGE_SIZE - 1)
 			break;
 		len += n;

@@ -41,10 +41,13 @@ static DEFINE_MUTEX(srpt_rdma_listener_mutex);
  * @d: the decision
  * @rsp: SRP_LOGIN_RSP or SRP_LOGIN_REJ to send
  * @rsp_len: bytes of @rsp in use
+ * @rd_depth: RDMA READs the target may have outstanding on the channel:
+ *	the initiator's responder resources, capped by the device
  */
 struct srpt_login {
 	struct srpt_port		*sport;
 	bool				rdma_cm;
+	u8				rd_depth;
 	struct srpt_login_info		req;
 	struct srpt_initiator		ini;
 	struct srpt_login_decision	d;
@@ -96,6 +99,7 @@ static struct srpt_tpg *srpt_login_decide_all(struct srpt_login *l,
 	lim.max_rsp_size = tpg ? READ_ONCE(tpg->max_rsp_size) :
 				 SRPT_DEF_RSP_SIZE;
 	lim.imm_data_capable = tpg && !READ_ONCE(tpg->use_srq);
+	lim.no_rdma_read = !l->rd_depth;
 	srpt_login_decide(&l->req, &lim, &l->d);
 	if (!lim.enabled && l->d.reject_reason ==
 	    SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES)
@@ -351,6 +355,10 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 		l->ini.ip_len = 16;
 	}
 	snprintf(l->ini.desc, sizeof(l->ini.desc), "%pISc", peer);
+	attrs = &cm_id->device->attrs;
+	/* The CM reports the depths from our side, see below. */
+	l->rd_depth = min_t(u8, req_param->initiator_depth,
+			    attrs->max_qp_init_rd_atom);
 
 	ch = srpt_login_run(l, cm_id->device, cm_id->port_num,
 			    req_param->private_data, req_param->private_data_len,
@@ -359,7 +367,6 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 		goto reject;
 
 	cm_id->context = ch;
-	attrs = &cm_id->device->attrs;
 	rep.private_data = l->rsp;
 	rep.private_data_len = l->rsp_len;
 	/*
@@ -370,8 +377,7 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 	 */
 	rep.responder_resources = min_t(u8, req_param->responder_resources,
 					attrs->max_qp_rd_atom);
-	rep.initiator_depth = min_t(u8, req_param->initiator_depth,
-				    attrs->max_qp_init_rd_atom);
+	rep.initiator_depth = l->rd_depth;
 	rep.flow_control = 1;
 	rep.rnr_retry_count = 7;
 	/*
@@ -571,6 +577,9 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 	if (!l)
 		return -ENOMEM;
 	strscpy(l->ini.desc, "IB/CM initiator", sizeof(l->ini.desc));
+	/* Depths as seen from our side, see srpt_rdma_cm_req(). */
+	l->rd_depth = min_t(u8, req->initiator_depth,
+			    sdev->ib_dev->attrs.max_qp_init_rd_atom);
 
 	ch = srpt_login_run(l, sdev->ib_dev, req->port, event->private_data,
 			    IB_CM_REQ_PRIVATE_DATA_SIZE, NULL, cm_id);
@@ -584,8 +593,7 @@ static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 	/* Depths as seen from our side, see srpt_rdma_cm_req(). */
 	rep.responder_resources = min_t(u8, req->responder_resources,
 					sdev->ib_dev->attrs.max_qp_rd_atom);
-	rep.initiator_depth = min_t(u8, req->initiator_depth,
-				    sdev->ib_dev->attrs.max_qp_init_rd_atom);
+	rep.initiator_depth = l->rd_depth;
 	rep.flow_control = 1;
 	rep.rnr_retry_count = 7;
 	rep.failover_accepted = 0;

@@ -114,8 +114,10 @@ static noinline void srpt_cmd_refuse(struct srpt_channel *ch,
  * @sgl: receives the data buffer for LIO
  * @nents: receives its entries
  *
- * Return: 0; 1 if the command was answered here (BUSY, or CHECK
- * CONDITION when its RDMA requests cannot fit in the send queue); -ENOSPC
+ * Return: 0; 1 if the command was answered here (TASK SET FULL when a
+ * bound the channel shares with others holds all the data it allows, BUSY
+ * when no memory could be had, CHECK CONDITION when its RDMA requests
+ * cannot fit in the send queue); -ENOSPC
  * if it has to wait until the channel's commands hold less data (nothing
  * is left set up then).
  */
@@ -130,6 +132,17 @@ static int srpt_cmd_map(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		/* Runs when other commands have given data back. */
 		atomic64_inc(&ch->stats.data_full);
 		return ret;
+	}
+	if (unlikely(ret == -EBUSY)) {
+		/* Other channels hold it: answered, never held here. */
+		atomic64_inc(&ch->stats.data_busy);
+		pr_info_ratelimited("%s: tag 0x%llx: the data buffers of the initiator, the portal group or the module are at their bound: TASK SET FULL\n",
+				    ch->sess_name, ci->tag);
+		srpt_unmap_data(ioctx);
+		__srpt_repost_recv(ch, r);
+		srpt_send_error_rsp(ioctx, ci->tag, SAM_STAT_TASK_SET_FULL, 0, 0,
+				    0, -1);
+		return 1;
 	}
 	if (unlikely(ret)) {
 		pr_warn_ratelimited("%s: mapping %u bytes for tag 0x%llx failed (%d)\n",
@@ -443,7 +456,9 @@ int srpt_write_pending(struct se_cmd *se_cmd)
 	rcu_read_lock();
 	if (srpt_ch_detached(ch)) {
 		ret = -EIO;
-	} else if (!srpt_sq_reserve(ch, ioctx->n_wr)) {
+	} else if (!list_empty(&ch->sq_wait) ||
+		   !srpt_sq_reserve(ch, ioctx->n_wr)) {
+		/* Responses waiting for room go first (srpt_sq_kick()). */
 		atomic64_inc(&ch->stats.sq_full);
 		ret = -ENOMEM;
 	} else {
@@ -470,28 +485,26 @@ int srpt_get_cmd_state(struct se_cmd *se_cmd)
 }
 
 /**
- * srpt_tmr_rsp_code() - SRP response code of a finished TMR
+ * srpt_tmf_result() - what a TMR came to, for the protocol layer
  * @response: LIO's TMR_* response
  *
- * An ABORT TASK for a task that does not exist is answered "function
- * complete": after it the task does not exist, which is what the initiator
- * asked for (SAM-5, 7.2).
- *
- * Return: SRPT_TMF_RSP_* code.
+ * Return: SRPT_TMF_RESULT_* (srpt_tmf_rsp_code() maps it to the wire).
  */
-static u8 srpt_tmr_rsp_code(u8 response)
+static u8 srpt_tmf_result(u8 response)
 {
 	switch (response) {
 	case TMR_FUNCTION_COMPLETE:
+		return SRPT_TMF_RESULT_COMPLETE;
 	case TMR_TASK_DOES_NOT_EXIST:
-		return SRPT_TMF_RSP_COMPLETE;
-	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
-	case TMR_FUNCTION_REJECTED:
-		return SRPT_TMF_RSP_NOT_SUPPORTED;
+		return SRPT_TMF_RESULT_NO_TASK;
 	case TMR_LUN_DOES_NOT_EXIST:
-		return SRPT_TMF_RSP_INCORRECT_LUN;
+		return SRPT_TMF_RESULT_NO_LUN;
+	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
+		return SRPT_TMF_RESULT_NOT_SUPPORTED;
+	case TMR_FUNCTION_REJECTED:
+		return SRPT_TMF_RESULT_REJECTED;
 	default:
-		return SRPT_TMF_RSP_FAILED;
+		return SRPT_TMF_RESULT_FAILED;
 	}
 }
 
@@ -511,7 +524,8 @@ void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
 	memset(a, 0, sizeof(*a));
 	a->tag = ioctx->tag;
 	a->has_resp_code = true;
-	a->resp_code = srpt_tmr_rsp_code(se_cmd->se_tmr_req->response);
+	a->resp_code =
+		srpt_tmf_rsp_code(srpt_tmf_result(se_cmd->se_tmr_req->response));
 	trace_srpt_tmf_rsp(ioctx->ch->id, ioctx->tag, a->resp_code);
 	srpt_queue_own(ioctx);
 }

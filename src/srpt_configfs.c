@@ -125,6 +125,10 @@ struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn, const char *name)
 	tpg->max_initiator_channels = SRPT_DEF_MAX_INI_CHANNELS;
 	tpg->max_cmd_data = SRPT_MAX_CMD_DATA;
 	tpg->max_channel_data = SRPT_DEF_CHANNEL_DATA;
+	tpg->max_tpg_data_mb = srpt_default_data_mb();
+	/* A quarter of that: no one initiator takes all of it. */
+	tpg->max_initiator_data_mb = max_t(u32, tpg->max_tpg_data_mb / 4,
+					   SRPT_MIN_SHARED_DATA_MB);
 
 	ret = core_tpg_register(wwn, &tpg->se_tpg, SCSI_PROTOCOL_SRP);
 	if (ret) {
@@ -311,6 +315,17 @@ static u32 *srpt_tpg_attrib_max_channel_data_ptr(struct config_item *item)
 	return &srpt_tpg(attrib_to_tpg(item))->max_channel_data;
 }
 
+static u32 *
+srpt_tpg_attrib_max_initiator_data_mb_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->max_initiator_data_mb;
+}
+
+static u32 *srpt_tpg_attrib_max_tpg_data_mb_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->max_tpg_data_mb;
+}
+
 /* Show and store of attribute _name, through srpt_tpg_attrib_<_name>_ptr(). */
 #define SRPT_TPG_ATTRIB(_name, _min, _max)				\
 static ssize_t srpt_tpg_attrib_##_name##_show(struct config_item *item,\
@@ -339,6 +354,10 @@ SRPT_TPG_ATTRIB(max_initiator_channels, 0, SRPT_MAX_CHANNELS_ATTR);
 SRPT_TPG_ATTRIB(max_cmd_data, SRPT_MIN_CMD_DATA, SRPT_MAX_CMD_DATA);
 SRPT_TPG_ATTRIB(max_channel_data, SRPT_MIN_CHANNEL_DATA,
 		SRPT_MAX_CHANNEL_DATA);
+SRPT_TPG_ATTRIB(max_initiator_data_mb, SRPT_MIN_SHARED_DATA_MB,
+		SRPT_MAX_SHARED_DATA_MB);
+SRPT_TPG_ATTRIB(max_tpg_data_mb, SRPT_MIN_SHARED_DATA_MB,
+		SRPT_MAX_SHARED_DATA_MB);
 
 static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 					    char *page)
@@ -387,6 +406,8 @@ struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_max_initiator_channels,
 	&srpt_tpg_attrib_attr_max_cmd_data,
 	&srpt_tpg_attrib_attr_max_channel_data,
+	&srpt_tpg_attrib_attr_max_initiator_data_mb,
+	&srpt_tpg_attrib_attr_max_tpg_data_mb,
 	NULL,
 };
 

@@ -18,6 +18,7 @@
 #include <rdma/rw.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
+#include <target/target_core_backend.h>
 #include <linux/mm.h>
 
 #include "srpt.h"
@@ -59,6 +60,13 @@ void __srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
 out:
 	rcu_read_unlock();
 }
+
+/*
+ * Data buffers are allocated in the receive path for what an initiator
+ * asked: reclaim may run, but the allocation fails rather than wake the
+ * OOM killer (the command is answered BUSY, see srpt_cmd_map()).
+ */
+#define SRPT_DATA_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 
 /**
  * srpt_pool_put() - keep the pages of a data buffer for the next commands
@@ -260,7 +268,7 @@ static int srpt_alloc_pages(struct srpt_channel *ch, u32 len,
 	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i, j;
 	struct scatterlist *sg;
 
-	sg = kmalloc_array(n, sizeof(*sg), GFP_KERNEL);
+	sg = kmalloc_array(n, sizeof(*sg), SRPT_DATA_GFP);
 	if (!sg)
 		return -ENOMEM;
 	sg_init_table(sg, n);
@@ -271,13 +279,12 @@ static int srpt_alloc_pages(struct srpt_channel *ch, u32 len,
 		struct page *page = NULL;
 
 		if (order)
-			page = alloc_pages(GFP_KERNEL | __GFP_NORETRY |
-					   __GFP_NOWARN, order);
+			page = alloc_pages(SRPT_DATA_GFP, order);
 		if (page) {
 			split_page(page, order);
 		} else {
 			order = 0;
-			page = alloc_page(GFP_KERNEL);
+			page = alloc_page(SRPT_DATA_GFP);
 			if (!page) {
 				srpt_pool_put(ch, sg, i);
 				kfree(sg);
@@ -336,27 +343,79 @@ static int srpt_alloc_data(struct srpt_send_ioctx *ioctx, u32 len)
 }
 
 /**
- * srpt_charge_data() - count a command's data buffer against its channel
+ * srpt_charge_one() - count bytes against one bound
+ * @held: the counter
+ * @len: bytes
+ * @max: the bound in bytes, 0 for none
+ *
+ * Return: true if counted; false (nothing counted) if @held would exceed
+ * @max.
+ */
+static bool srpt_charge_one(atomic_long_t *held, u32 len, unsigned long max)
+{
+	long v = atomic_long_add_return(len, held);
+
+	if (unlikely(max && v > max)) {
+		atomic_long_sub(len, held);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * srpt_charge_data() - count a command's data buffer against its bounds
  * @ch: channel
  * @ioctx: the command
  * @len: bytes its buffer will hold
  *
- * A channel's commands hold at most ch->max_data_held bytes of data
- * buffers at a time (max_channel_data): the bound on what an initiator
- * that sends many large commands can make the target allocate.  The bytes
- * go back in srpt_free_data().
+ * A command's data buffer is allocated when it arrives and held until it
+ * is released, so what an initiator can make the target allocate is
+ * bounded where it is decided: the channel's commands hold at most
+ * ch->max_data_held bytes (max_channel_data), the channels of one
+ * initiator in the portal group max_initiator_data_mb, the group's
+ * channels max_tpg_data_mb, all channels the module's max_data_mb.  The
+ * bytes go back in __srpt_free_data().
  *
- * Return: 0, or -ENOSPC when the command would exceed the bound.
+ * Return: 0; -ENOSPC when the channel's own bound is reached (the command
+ * waits until one of the channel's commands gives data back); -EBUSY when
+ * a bound the channel shares with others is reached (nothing of the
+ * channel's own may come back soon: the command is answered TASK SET
+ * FULL).  Nothing is counted on failure.
  */
 static int srpt_charge_data(struct srpt_channel *ch,
 			    struct srpt_send_ioctx *ioctx, u32 len)
 {
+	struct srpt_tpg *tpg = ch->tpg;
+	unsigned long ini_max = (unsigned long)
+				READ_ONCE(tpg->max_initiator_data_mb) << 20;
+	unsigned long tpg_max = (unsigned long)
+				READ_ONCE(tpg->max_tpg_data_mb) << 20;
+	long held;
+
 	if (atomic_add_return(len, &ch->data_held) > ch->max_data_held) {
 		atomic_sub(len, &ch->data_held);
 		return -ENOSPC;
 	}
+	if (unlikely(!srpt_charge_one(ch->ini_held, len, ini_max)))
+		goto ch;
+	if (unlikely(!srpt_charge_one(&tpg->data_held, len, tpg_max)))
+		goto ini;
+	held = atomic_long_add_return(len, &srpt_data_held);
+	if (unlikely(held > srpt_data_limit())) {
+		atomic_long_sub(len, &srpt_data_held);
+		goto tpg;
+	}
+	srpt_data_peak(held);
 	ioctx->charged = len;
 	return 0;
+
+tpg:
+	atomic_long_sub(len, &tpg->data_held);
+ini:
+	atomic_long_sub(len, ch->ini_held);
+ch:
+	atomic_sub(len, &ch->data_held);
+	return -EBUSY;
 }
 
 /**
@@ -400,8 +459,9 @@ static unsigned int srpt_slice(struct srpt_send_ioctx *ioctx, u32 off, u32 len,
  * there is one, over a slice of the buffer's pages (srpt_slice()) when
  * there are several.
  *
- * Return: 0, -ENOSPC when the channel holds its max_channel_data already
- * (srpt_charge_data()), or another negative errno (srpt_unmap_data()
+ * Return: 0, -ENOSPC when the channel holds its max_channel_data already,
+ * -EBUSY when a shared bound is reached (srpt_charge_data()), or another
+ * negative errno (srpt_unmap_data()
  * releases what was set up).
  */
 int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
@@ -523,6 +583,65 @@ unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
 	}
 	sg_mark_end(&sgl[n - 1]);
 	return n;
+}
+
+/**
+ * srpt_dev_discards() - does a LIO device answer READs without data?
+ * @dev: the device
+ *
+ * rd_mcp devices made with rd_nullio=1 (and LIO's virtual LUN 0, one of
+ * them) complete every READ with GOOD and leave its buffer alone.  The
+ * flag is private to the backend; it shows in the device's parameters,
+ * which the backend prints for configfs ("nullio: 1"), and cannot change
+ * once the device is configured.
+ *
+ * Return: true for such a device, and when its parameters cannot be read
+ * (the buffer is then cleared, which is never wrong).
+ */
+static bool srpt_dev_discards(struct se_device *dev)
+{
+	const struct target_backend_ops *ops = dev->transport;
+	bool ret = true;
+	char *page;
+
+	if (strcmp(ops->name, "rd_mcp"))
+		return false;
+	if (!ops->show_configfs_dev_params)
+		return true;
+	page = (char *)get_zeroed_page(GFP_KERNEL | __GFP_NOWARN);
+	if (!page)
+		return true;
+	/* The backend prints a few lines into a configfs page. */
+	ops->show_configfs_dev_params(dev, page);
+	ret = !strstr(page, "nullio: 0");
+	free_page((unsigned long)page);
+	return ret;
+}
+
+/**
+ * __srpt_data_unfilled() - srpt_data_unfilled() for a device not cached
+ * @ioctx: the command, with a data-in buffer and a device
+ *
+ * Return: true if the command is a READ and its device leaves READ
+ * buffers alone.
+ */
+bool __srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	struct se_device *dev = ioctx->cmd.se_dev;
+	u32 id = dev->dev_index + 1;
+
+	/* LIO itself fills what it emulates (INQUIRY, REPORT LUNS). */
+	if (!srpt_cdb_reads_medium(ioctx->cdb))
+		return false;
+	if (id == READ_ONCE(ch->nullio_dev))
+		return true;
+	if (srpt_dev_discards(dev)) {
+		WRITE_ONCE(ch->nullio_dev, id);
+		return true;
+	}
+	WRITE_ONCE(ch->filled_dev, id);
+	return false;
 }
 
 /**

@@ -93,7 +93,10 @@ static void srpt_login_reject(struct srpt_login_decision *d, u32 reason,
  * (UNABLE_ASSOCIATE_CHANNEL), IT IU length below 64 or above
  * @lim->max_req_size (REQ_IT_IU_LENGTH_TOO_LARGE), no common buffer format
  * (UNSUPPORTED_DESCRIPTOR_FMT), reserved multichannel action 2 or 3
- * (UNABLE_ESTABLISH_CHANNEL), and finally immediate data.
+ * (UNABLE_ESTABLISH_CHANNEL), no RDMA READ depth granted
+ * (UNABLE_ESTABLISH_CHANNEL: the target could take writes but never fetch
+ * their data, and each would hold its buffer until the channel ends), and
+ * finally immediate data.
  *
  * Immediate data is used only if the initiator sets IMMED and the channel
  * is capable (own receive ring). The offset must then leave room for the
@@ -136,6 +139,11 @@ void srpt_login_decide(const struct srpt_login_info *req,
 	if (mc != SRPT_MULTICHAN_SINGLE && mc != SRPT_MULTICHAN_MULTI) {
 		srpt_login_reject(d, SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
 				  "reserved multichannel action");
+		return;
+	}
+	if (lim->no_rdma_read) {
+		srpt_login_reject(d, SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
+				  "no RDMA READ depth (responder resources 0)");
 		return;
 	}
 	if ((req->req_flags & SRPT_IMMED_REQUESTED) && lim->imm_data_capable) {

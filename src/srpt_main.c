@@ -27,6 +27,7 @@ static int __init srpt_init_module(void)
 {
 	int ret;
 
+	srpt_param_defaults();
 	ret = target_register_template(&srpt_fabric_ops);
 	if (ret) {
 		pr_err("registering the LIO fabric '%s' failed (%d)\n",

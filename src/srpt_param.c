@@ -16,6 +16,8 @@
 #include <linux/atomic.h>
 #include <linux/string.h>
 #include <linux/debugfs.h>
+#include <linux/mm.h>
+#include <linux/seq_file.h>
 
 #include "srpt.h"
 
@@ -241,11 +243,102 @@ int srpt_set_rdma_cm_port(u16 port)
 }
 
 /*
+ * Data buffers the commands of all channels hold, and the bound on them
+ * (max_data_mb; 0, the default, stands for srpt_default_data_mb()).  The
+ * peak since the module was loaded is in debugfs (ib_srpt/data).
+ */
+atomic_long_t srpt_data_held = ATOMIC_LONG_INIT(0);
+static unsigned int srpt_max_data_mb;
+/* The bound in bytes, set with max_data_mb and at load: read per command. */
+unsigned long srpt_data_limit_bytes;
+long srpt_data_held_peak;
+
+/**
+ * srpt_default_data_mb() - default bound on the data buffers of all channels
+ *
+ * An eighth of the machine's memory, at least one largest command: what
+ * the target's initiators can make it allocate at a time, so that no set
+ * of them can take the memory the rest of the machine needs.
+ *
+ * Return: MiB.
+ */
+u32 srpt_default_data_mb(void)
+{
+	unsigned long mb = totalram_pages() >> (20 - PAGE_SHIFT);
+
+	return clamp_t(unsigned long, mb / 8, SRPT_MIN_SHARED_DATA_MB,
+		       SRPT_MAX_SHARED_DATA_MB);
+}
+
+/**
+ * srpt_set_data_limit() - set the bound on the data buffers of all channels
+ * @mb: max_data_mb, 0 for the default
+ */
+static void srpt_set_data_limit(unsigned int mb)
+{
+	WRITE_ONCE(srpt_max_data_mb, mb);
+	WRITE_ONCE(srpt_data_limit_bytes,
+		   (unsigned long)(mb ? mb : srpt_default_data_mb()) << 20);
+}
+
+static int srpt_set_max_data_mb(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || (v && (v < SRPT_MIN_SHARED_DATA_MB ||
+					     v > SRPT_MAX_SHARED_DATA_MB))) {
+		pr_err("%s: '%.*s' is not 0 (automatic) or a number of MiB in [%u, %u]\n",
+		       kp->name, (int)strcspn(val, "\n"), val,
+		       SRPT_MIN_SHARED_DATA_MB, SRPT_MAX_SHARED_DATA_MB);
+		return -EINVAL;
+	}
+	srpt_set_data_limit(v);
+	return 0;
+}
+
+static const struct kernel_param_ops srpt_max_data_mb_ops = {
+	.set = srpt_set_max_data_mb,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_data_mb, &srpt_max_data_mb_ops, &srpt_max_data_mb, 0644);
+
+MODULE_PARM_DESC(max_data_mb,
+		 "Most MiB of data buffers the commands of all channels hold at a time; beyond it commands get TASK SET FULL (default 0: an eighth of the memory)");
+
+/**
+ * srpt_data_show() - debugfs ib_srpt/data: data buffers of all channels
+ * @m: the file
+ * @v: unused
+ *
+ * Return: 0.
+ */
+static int srpt_data_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "held=%ld peak=%ld limit=%lu\n",
+		   atomic_long_read(&srpt_data_held),
+		   READ_ONCE(srpt_data_held_peak), srpt_data_limit());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srpt_data);
+
+/*
  * Fault injection for tests, in debugfs (ib_srpt/fail_post_send): the
  * number of coming ib_post_send() calls to fail with -ENOMEM, as if the
  * device refused them.  0, the default, injects nothing.
  */
 atomic_t srpt_fail_post_send = ATOMIC_INIT(0);
+
+/*
+ * Fault injection for tests, in debugfs (ib_srpt/max_qp_wr_cap): a QP
+ * asking for more send queue entries and RDMA contexts together than this
+ * is refused with -EINVAL before it reaches the device, as a device with
+ * that max_qp_wr refuses one once rdma_rw has added the entries of its
+ * contexts (mlx5 with max_sgl_rd).  Soft-RoCE takes any size, so the
+ * shrink path of srpt_ch_create_qp() is tested with this.  0, the
+ * default, refuses nothing.
+ */
+u32 srpt_max_qp_wr_cap;
 
 static struct dentry *srpt_debugfs;
 
@@ -262,6 +355,18 @@ bool srpt_fault_post_send_take(void)
 }
 
 /**
+ * srpt_param_defaults() - defaults that depend on the machine
+ *
+ * The max_data_mb bound, before anything can log in (a max_data_mb given
+ * at load has set it already).
+ */
+void srpt_param_defaults(void)
+{
+	if (!READ_ONCE(srpt_data_limit_bytes))
+		srpt_set_data_limit(0);
+}
+
+/**
  * srpt_param_init() - create the debugfs directory of the module
  */
 void srpt_param_init(void)
@@ -269,6 +374,10 @@ void srpt_param_init(void)
 	srpt_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_atomic_t("fail_post_send", 0600, srpt_debugfs,
 				&srpt_fail_post_send);
+	debugfs_create_file("data", 0400, srpt_debugfs, NULL,
+			    &srpt_data_fops);
+	debugfs_create_u32("max_qp_wr_cap", 0600, srpt_debugfs,
+			   &srpt_max_qp_wr_cap);
 }
 
 /**

@@ -132,6 +132,35 @@ u32 srpt_max_descs(u32 max_it_iu_len)
 }
 
 /**
+ * srpt_tmf_rsp_code() - SRP response code of a finished task management
+ * function
+ * @result: what it came to, SRPT_TMF_RESULT_*
+ *
+ * An ABORT TASK for a task that does not exist is answered "function
+ * complete": after it the task does not exist, which is what the initiator
+ * asked for (SAM-5, 7.2).  A function that was carried out and did not
+ * succeed (a LUN RESET that failed, a TMF that was itself aborted) is
+ * "function failed" (05h), not "not supported" (04h): the initiator may
+ * well try it again.
+ *
+ * Return: SRPT_TMF_RSP_* code.
+ */
+u8 srpt_tmf_rsp_code(u8 result)
+{
+	switch (result) {
+	case SRPT_TMF_RESULT_COMPLETE:
+	case SRPT_TMF_RESULT_NO_TASK:
+		return SRPT_TMF_RSP_COMPLETE;
+	case SRPT_TMF_RESULT_NOT_SUPPORTED:
+		return SRPT_TMF_RSP_NOT_SUPPORTED;
+	case SRPT_TMF_RESULT_NO_LUN:
+		return SRPT_TMF_RSP_INCORRECT_LUN;
+	default:
+		return SRPT_TMF_RSP_FAILED;
+	}
+}
+
+/**
  * srpt_pr_out_refused() - a PERSISTENT RESERVE OUT the target does not run
  * @cdb: the CDB
  * @param: the first bytes of its parameter list

@@ -31,6 +31,16 @@
 static_assert(sizeof(struct ib_qp_attr) <= SRPT_QP_ATTR_STACK_BUDGET,
 	      "struct ib_qp_attr outgrew its stack budget: see the comment");
 
+/*
+ * RNR retries of the target's sends on an IB/CM channel.  The passive side
+ * of a connection takes its count from the initiator's REQ, and ib_srp asks
+ * for 7, which means for ever: an initiator that stops posting receives
+ * would then freeze the send queue.  After 6 retries, each after the
+ * initiator's RNR NAK timer (655 ms with the attributes of the IB CM), the
+ * send fails with an RNR retry error and the channel is closed.
+ */
+#define SRPT_RNR_RETRY		6
+
 /**
  * srpt_qp_event() - asynchronous event of a channel's QP
  * @event: the event
@@ -69,8 +79,10 @@ void srpt_qp_event(struct ib_event *event, void *ptr)
  * @state: IB_QPS_INIT, IB_QPS_RTR or IB_QPS_RTS
  *
  * The attributes come from the CM (ib_cm_init_qp_attr()), which knows the
- * path, the remote QP number and the negotiated RDMA depths.  The attribute
- * structure is on the stack; see SRPT_QP_ATTR_STACK_BUDGET.
+ * path, the remote QP number and the negotiated RDMA depths; at RTS the
+ * RNR retry count is capped at %SRPT_RNR_RETRY (the only transition where
+ * it can be set: RTS to RTS does not take it).  The attribute structure is
+ * on the stack; see SRPT_QP_ATTR_STACK_BUDGET.
  *
  * Return: 0 or a negative errno.
  */
@@ -81,6 +93,8 @@ static int srpt_ch_qp_modify(struct srpt_channel *ch, enum ib_qp_state state)
 	int ret;
 
 	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (!ret && state == IB_QPS_RTS && (mask & IB_QP_RNR_RETRY))
+		attr.rnr_retry = min_t(u8, attr.rnr_retry, SRPT_RNR_RETRY);
 	if (!ret)
 		ret = ib_modify_qp(ch->qp, &attr, mask);
 	trace_srpt_qp_state(ch->id, ch->qp_num, state, ret);
@@ -120,7 +134,12 @@ int srpt_ch_qp_rtr(struct srpt_channel *ch)
  * @ch: the channel
  *
  * Done when the RTU arrives (or the first receive completion reports
- * communication established), from then on the target can send.
+ * communication established), from then on the target can send.  The RNR
+ * retry count becomes finite (%SRPT_RNR_RETRY).  RDMA/CM channels do not
+ * come here: rdma_accept() moves their QP to RTS itself with the
+ * initiator's count, and no later transition but through SQD takes
+ * another; for them the keepalive probe's timeout is the bound (see
+ * srpt_keepalive_check()).
  *
  * Return: 0 or a negative errno.
  */

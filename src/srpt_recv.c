@@ -82,7 +82,8 @@ static bool srpt_handle_iu(struct srpt_channel *ch, struct srpt_recv_ioctx *r)
  * srpt_wait_later() - put a request on the wait list
  * @ch: channel
  * @r: the request
- * @head: at the head (it was first already) rather than the tail
+ * @head: at the head (srpt_process_wait_list() took it from there and
+ *	could not handle it) rather than the tail
  *
  * Every context put back runs the list (srpt_put_ioctx()); when none is in
  * use any more, nothing would: then it runs now, and finds what it waited
@@ -94,10 +95,12 @@ static void srpt_wait_later(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ch->lock, flags);
-	if (head)
+	if (head) {
 		list_add(&r->wait_entry, &ch->wait_list);
-	else
+		ch->wait_busy = false;
+	} else {
 		list_add_tail(&r->wait_entry, &ch->wait_list);
+	}
 	if (!ch->n_busy && ch->state == SRPT_CH_LIVE)
 		queue_work(srpt_system_wq, &ch->wait_work);
 	spin_unlock_irqrestore(&ch->lock, flags);
@@ -110,8 +113,14 @@ static void srpt_wait_later(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
  * Requests wait while the channel is connecting (IB/CM: before the RTU the
  * QP cannot send) or while every command context is in use.  Once the
  * channel closes they are dropped; their buffers are freed with the ring.
+ *
+ * Only the channel's wait work runs this (a work item never runs twice at
+ * once).  The request being handled is off the list (its buffer may be
+ * reposted and receive again meanwhile), so @ch->wait_busy stands in for
+ * it: a request that arrives then queues behind it, as it would have
+ * behind the list (an ABORT TASK must not overtake the command it names).
  */
-void srpt_process_wait_list(struct srpt_channel *ch)
+static void srpt_process_wait_list(struct srpt_channel *ch)
 {
 	struct srpt_recv_ioctx *r;
 	unsigned long flags;
@@ -119,6 +128,7 @@ void srpt_process_wait_list(struct srpt_channel *ch)
 	for (;;) {
 		spin_lock_irqsave(&ch->lock, flags);
 		if (ch->state != SRPT_CH_LIVE) {
+			ch->wait_busy = false;
 			spin_unlock_irqrestore(&ch->lock, flags);
 			return;
 		}
@@ -127,6 +137,7 @@ void srpt_process_wait_list(struct srpt_channel *ch)
 					     wait_entry);
 		if (r)
 			list_del_init(&r->wait_entry);
+		ch->wait_busy = !!r;
 		spin_unlock_irqrestore(&ch->lock, flags);
 		if (!r)
 			return;
@@ -214,7 +225,7 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock_irqsave(&ch->lock, flags);
 	wait = !over && (ch->state != SRPT_CH_LIVE ||
-			 !list_empty(&ch->wait_list));
+			 !list_empty(&ch->wait_list) || ch->wait_busy);
 	/*
 	 * The common case, an SRP_CMD on a live channel with nothing
 	 * waiting: its context is taken under the same lock.  Without a free

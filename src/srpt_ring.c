@@ -20,26 +20,6 @@
 static struct kmem_cache *srpt_recv_cache;
 
 /**
- * srpt_free_recv_bufs() - unmap and free receive buffers
- * @ib_dev: device they are mapped for
- * @ring: the buffers; none may be posted any more
- * @n: number of entries in @ring
- */
-void srpt_free_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
-			 u32 n)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		struct srpt_recv_ioctx *r = &ring[i];
-
-		if (!r->buf)
-			continue;
-		srpt_recv_obj_free(srpt_recv_buf_take(ib_dev, r));
-	}
-}
-
-/**
  * srpt_recv_buf_unmap() - unmap a receive buffer if it is mapped
  * @ib_dev: device it is mapped for
  * @r: the buffer, not posted
@@ -55,30 +35,25 @@ static void srpt_recv_buf_unmap(struct ib_device *ib_dev,
 }
 
 /**
- * srpt_recv_buf_take() - unmap a receive buffer and take its memory
- * @ib_dev: device it is mapped for (not used if it is unmapped already)
- * @r: the buffer, not posted; afterwards it has none (@r->buf is NULL)
- *
- * Return: the buffer's object, for srpt_recv_obj_free(); the IU stays
- * where it was in it.
+ * srpt_free_recv_bufs() - unmap and free receive buffers
+ * @ib_dev: device they are mapped for (not used for those unmapped already)
+ * @ring: the buffers; none may be posted any more
+ * @n: number of entries in @ring
  */
-void *srpt_recv_buf_take(struct ib_device *ib_dev, struct srpt_recv_ioctx *r)
+void srpt_free_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
+			 u32 n)
 {
-	void *obj = r->buf - r->pad;
+	u32 i;
 
-	srpt_recv_buf_unmap(ib_dev, r);
-	r->buf = NULL;
-	return obj;
-}
+	for (i = 0; i < n; i++) {
+		struct srpt_recv_ioctx *r = &ring[i];
 
-/**
- * srpt_recv_obj_free() - free what srpt_recv_buf_take() returned
- * @obj: the object, or NULL
- */
-void srpt_recv_obj_free(void *obj)
-{
-	if (obj)
-		kmem_cache_free(srpt_recv_cache, obj);
+		if (!r->buf)
+			continue;
+		srpt_recv_buf_unmap(ib_dev, r);
+		kmem_cache_free(srpt_recv_cache, r->buf - r->pad);
+		r->buf = NULL;
+	}
 }
 
 /**

@@ -7,11 +7,12 @@
  * A buffer that carries immediate data is reposted when the command's data
  * is no longer needed, before its response is built.
  *
- * Send queue: every post first takes its work requests from sq_wr_avail;
- * when that would go negative the LIO callback returns -ENOMEM and LIO
- * retries it later, so a full send queue delays a response, never drops it.
- * Responses of the driver's own (SRP_CRED_REQ, SRP_T_LOGOUT, errors LIO never
- * saw) wait on the channel's sq_wait list instead.
+ * Send queue: every post first takes its work requests from sq_wr_avail.
+ * A response that cannot have them (LIO's and the driver's own) waits, in
+ * order, on the channel's sq_wait list until send completions give entries
+ * back: a full send queue delays a response, never drops it, and LIO's
+ * callbacks never return -ENOMEM.  The keepalive probe has a send queue
+ * entry of its own (srpt_watch.c).
  *
  * LIO's response callbacks (queue_data_in, queue_status) are here too, so
  * that a command's response is built and posted in one function.
@@ -110,24 +111,20 @@ srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
  * Under the channel's lock, which srpt_ch_detach() holds for each context
  * it unmaps: before it got to @ioctx, the device is still there and the
  * RDMA contexts are destroyed here; after, there are none left.  The
- * receive buffer is not reposted (a channel's own one is freed with the
- * channel, an SRQ one with the device, or, if srpt_ch_detach() took it
- * over, here).
+ * receive buffer of immediate data is not reposted: it is one of the
+ * channel's own, freed with the channel (SRQ channels never negotiate
+ * immediate data, so no command holds an SRQ buffer).
  */
 static void srpt_put_detached(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	unsigned long flags;
-	void *obj;
 
 	spin_lock_irqsave(&ch->lock, flags);
 	srpt_unmap_rw(ioctx);
 	ioctx->recv = NULL;
-	obj = ioctx->recv_obj;
-	ioctx->recv_obj = NULL;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	srpt_free_data(ioctx);
-	srpt_recv_obj_free(obj);
 }
 
 /**
@@ -152,7 +149,7 @@ static __always_inline void __srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 	bool live, cred, detached = false;
 
 	/* Requests without data or immediate data (TMFs, errors) skip this. */
-	if (ioctx->rw || ioctx->data_sgl || ioctx->recv || ioctx->recv_obj ||
+	if (ioctx->rw || ioctx->data_sgl || ioctx->recv ||
 	    ioctx->charged || ioctx->rdma_sg) {
 		rcu_read_lock();
 		detached = srpt_ch_detached(ch);
@@ -410,20 +407,25 @@ srpt_post_reserved(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
  * @a: response fields, see srpt_build_and_post()
  * @with_data: chain the command's RDMA WRITEs in front of the SEND
  *
- * Return: 0, or -ENOMEM when the send queue is full (nothing posted; LIO
- * retries the callback), or another negative errno.
+ * The common case is one reservation and one post.  A response that finds
+ * others waiting, or not enough entries, waits behind them on the sq_wait
+ * list (srpt_sq_wait()): it never overtakes one that waits already, which
+ * could otherwise starve (a large one, for ever).
+ *
+ * Return: 0 (posted, or queued), or -EIO when the post failed or the
+ * channel detached (nothing posted, see srpt_post_reserved()).
  */
 static __always_inline int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
 					 struct srpt_rsp_args *a,
 					 bool with_data)
 {
+	struct srpt_channel *ch = ioctx->ch;
 	unsigned int n = 1 + (with_data ? ioctx->n_wr : 0);
 
-	if (!srpt_sq_reserve(ioctx->ch, n)) {
-		atomic64_inc(&ioctx->ch->stats.sq_full);
-		return -ENOMEM;
-	}
-	return srpt_post_reserved(ioctx, a, with_data, n);
+	if (likely(list_empty(&ch->sq_wait) && srpt_sq_reserve(ch, n)))
+		return srpt_post_reserved(ioctx, a, with_data, n);
+	srpt_sq_wait(ioctx, n, true, with_data);
+	return 0;
 }
 
 /**
@@ -463,22 +465,19 @@ static struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
 }
 
 /**
- * srpt_rsp_posted() - finish a LIO response callback
+ * srpt_rsp_posted() - finish posting a LIO response
  * @ioctx: the command
- * @ret: what srpt_post_rsp() returned
+ * @ret: what srpt_post_rsp() or srpt_post_reserved() returned
  *
- * -ENOMEM (send queue full) goes back to LIO, which retries the callback.
  * After a failed post (the channel is then closing: see srpt_post_send())
- * no completion will come for the command, so the reference the completion
- * would have dropped is dropped here.
+ * or on a detached channel no completion will come for the command, so the
+ * reference the completion would have dropped is dropped here.
  *
- * Return: -ENOMEM or 0.
+ * Return: 0 (posted, queued or given up).
  */
 static int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
 {
-	if (ret == -ENOMEM)
-		return ret;
-	if (ret)
+	if (unlikely(ret))
 		target_put_sess_cmd(&ioctx->cmd);
 	return 0;
 }
@@ -487,7 +486,12 @@ static int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
  * srpt_queue_data_in() - send the data and the status of a read
  * @se_cmd: the command
  *
- * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
+ * LIO calls this once per command: it is never asked to retry (a full send
+ * queue queues the response), so the tail of the buffer is zeroed and the
+ * buffer synced for the device once, before the response is posted or
+ * queued.
+ *
+ * Return: 0.
  */
 int srpt_queue_data_in(struct se_cmd *se_cmd)
 {
@@ -496,7 +500,10 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 	struct srpt_rsp_args a __uninitialized;
 	int ret;
 
-	if (unlikely(ioctx->data_sgl && se_cmd->data_length < ioctx->data_len))
+	if (unlikely(srpt_data_unfilled(ioctx)))
+		srpt_zero_tail(ioctx, 0);
+	else if (unlikely(ioctx->data_sgl &&
+			  se_cmd->data_length < ioctx->data_len))
 		srpt_zero_tail(ioctx, se_cmd->data_length);
 	srpt_sync_data(ioctx, false);
 	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a),
@@ -509,9 +516,10 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
  * @se_cmd: the command
  *
  * An immediate-data buffer is reposted first, so that the credit it frees
- * travels in this response.
+ * travels in this response.  LIO also sends the CHECK CONDITION of a failed
+ * LUN lookup with this, and ignores what it returns there.
  *
- * Return: 0, or -ENOMEM when the send queue is full (LIO retries).
+ * Return: 0.
  */
 int srpt_queue_status(struct se_cmd *se_cmd)
 {
@@ -533,23 +541,42 @@ int srpt_queue_status(struct se_cmd *se_cmd)
 }
 
 /**
- * srpt_send_own() - post a driver-built response that has its queue entry
- * @ioctx: the request, @ioctx->rsp filled in
+ * srpt_post_waiting() - post a response that has its send queue entries now
+ * @ioctx: the request, @ioctx->sq_need entries reserved for it
+ *
+ * A LIO response's fields are read from its command now; a driver-built
+ * one's are in @ioctx->rsp.  When nothing could be posted (the channel is
+ * closing, or detached) the request ends here, as its completion would.
  */
-static void srpt_send_own(struct srpt_send_ioctx *ioctx)
+static void srpt_post_waiting(struct srpt_send_ioctx *ioctx)
 {
-	if (srpt_post_reserved(ioctx, &ioctx->rsp, false, 1))
+	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
+	struct srpt_rsp_args a __uninitialized;
+	/* Read before the post: once posted, @ioctx may complete at once. */
+	bool lio = ioctx->sq_lio;
+
+	if (!srpt_post_reserved(ioctx, lio ? srpt_rsp_from_cmd(ioctx, &a) :
+				&ioctx->rsp, ioctx->sq_data, ioctx->sq_need))
+		return;
+	if (lio)
+		srpt_rsp_posted(ioctx, -EIO);
+	else
 		srpt_ioctx_done(ioctx);
 }
 
 /**
- * srpt_sq_kick() - post waiting driver-built responses while there is room
+ * srpt_sq_kick() - post waiting responses while there is room
  * @ch: channel
  *
  * Called by whoever queued a response and by every completion that gives
  * send queue entries back, so a waiting response cannot be forgotten: its
  * owner re-checks the room after queueing it, and a completion that frees
- * room after that finds it on the list.
+ * room after that finds it on the list.  The list is served in order: the
+ * first response waits until its entries are there (RDMA WRITEs and SEND
+ * of a large read may need many), and none behind it goes first.  On a
+ * closing channel srpt_ch_wait_idle() kicks the list after the drain: the
+ * responses are posted into the QP in the error state and flushed, which
+ * ends their requests.
  */
 void srpt_sq_kick(struct srpt_channel *ch)
 {
@@ -561,13 +588,13 @@ void srpt_sq_kick(struct srpt_channel *ch)
 		ioctx = list_first_entry_or_null(&ch->sq_wait,
 						 struct srpt_send_ioctx,
 						 sq_entry);
-		if (!ioctx || !srpt_sq_reserve(ch, 1)) {
+		if (!ioctx || !srpt_sq_reserve(ch, ioctx->sq_need)) {
 			spin_unlock_irqrestore(&ch->lock, flags);
 			return;
 		}
 		list_del_init(&ioctx->sq_entry);
 		spin_unlock_irqrestore(&ch->lock, flags);
-		srpt_send_own(ioctx);
+		srpt_post_waiting(ioctx);
 	}
 }
 
@@ -586,26 +613,37 @@ void srpt_sq_released(struct srpt_channel *ch, unsigned int n)
 }
 
 /**
- * srpt_queue_own() - send a response LIO cannot retry for us
- * @ioctx: the request, @ioctx->rsp filled in
+ * srpt_sq_wait() - post a response, or queue it behind those that wait
+ * @ioctx: the request
+ * @n: send queue entries the response needs
+ * @lio: a LIO callback's response (else @ioctx->rsp holds its fields)
+ * @with_data: the command's RDMA WRITEs go in front of its SEND
  *
- * TMF results, answers to requests LIO never saw and SRP_CRED_REQs are
- * never dropped: when the send queue is full they wait, in order, on the
- * channel's sq_wait list until a completion makes room.
+ * The slow path of srpt_post_rsp(), and the path of the driver's own
+ * responses.  Under the channel's lock: posted at once only if nothing
+ * waits and the entries can be reserved; else it joins the tail of the
+ * sq_wait list (counted once in sq_full) and the list is kicked, in case
+ * the entries came back in the meantime.
  */
-void srpt_queue_own(struct srpt_send_ioctx *ioctx)
+noinline void srpt_sq_wait(struct srpt_send_ioctx *ioctx, unsigned int n,
+			   bool lio, bool with_data)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	unsigned long flags;
 	bool now;
 
+	ioctx->sq_need = n;
+	ioctx->sq_lio = lio;
+	ioctx->sq_data = with_data;
 	spin_lock_irqsave(&ch->lock, flags);
-	now = list_empty(&ch->sq_wait) && srpt_sq_reserve(ch, 1);
-	if (!now)
+	now = list_empty(&ch->sq_wait) && srpt_sq_reserve(ch, n);
+	if (!now) {
+		ioctx->state = SRPT_CMD_SQ_WAIT;
 		list_add_tail(&ioctx->sq_entry, &ch->sq_wait);
+	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (now) {
-		srpt_send_own(ioctx);
+		srpt_post_waiting(ioctx);
 		return;
 	}
 	atomic64_inc(&ch->stats.sq_full);

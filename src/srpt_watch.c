@@ -5,7 +5,11 @@
  * Every channel has one delayed work that reports commands stuck longer
  * than cmd_report_secs, probes the initiator every keepalive_secs with a
  * zero-length RDMA WRITE (closing the channel when it is not acknowledged),
- * and, at release, waits until no command context is busy.
+ * and, at release, waits until no command context is busy.  The probe has
+ * a send queue entry of its own, so it is sent however full the queue is:
+ * behind a send that never completes (an initiator that stopped posting
+ * receives, its RNR NAKs retried for ever) it times out and ends the
+ * channel too.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -27,6 +31,7 @@ static const char *const srpt_cmd_state_name[] = {
 	[SRPT_CMD_NEW] = "new",
 	[SRPT_CMD_DATA_OUT] = "waiting for write data",
 	[SRPT_CMD_EXECUTING] = "in the backend",
+	[SRPT_CMD_SQ_WAIT] = "waiting for the send queue",
 	[SRPT_CMD_RSP_SENT] = "response posted",
 	[SRPT_CMD_DONE] = "done",
 };
@@ -190,7 +195,8 @@ static void srpt_keepalive_end(struct srpt_channel *ch)
  * Any error but a flush means the initiator's side no longer acknowledges
  * (its QP is gone or in the error state, its port or node is down, after
  * the transport's retries): the channel is closed, and its release frees
- * it and its LIO session.
+ * it and its LIO session.  The probe's entry is its own: nothing goes back
+ * to sq_wr_avail.
  */
 static void srpt_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -199,7 +205,6 @@ static void srpt_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		srpt_wc_error(ch, wc, "keepalive probe", 0);
-	srpt_sq_released(ch, 1);
 	srpt_keepalive_end(ch);
 }
 
@@ -214,8 +219,11 @@ static void srpt_keepalive_done(struct ib_cq *cq, struct ib_wc *wc)
  * sees it, but its HCA must acknowledge it; when it does not, the
  * transport's retries end in an error completion (srpt_keepalive_done())
  * or the probe times out (srpt_keepalive_check()), and the channel is
- * closed.  One probe at a time; none while the send queue is full (the
- * channel's own traffic then tells).
+ * closed.  One probe at a time, in a send queue entry of its own that the
+ * QP has beyond sq_size + sq_extra (srpt_ch_create_qp()): it is posted
+ * however full the send queue is, and a send ahead of it that never
+ * completes (a receiver that stopped posting receives, retried for ever
+ * at RNR retry count 7) keeps it from completing, so it times out.
  */
 static void srpt_keepalive(struct srpt_channel *ch)
 {
@@ -236,16 +244,10 @@ static void srpt_keepalive(struct srpt_channel *ch)
 	if (!go)
 		return;
 	ch->keepalive_at = jiffies;
-	if (!srpt_sq_reserve(ch, 1)) {
-		srpt_keepalive_end(ch);
-		return;
-	}
 	atomic64_inc(&ch->stats.keepalives);
 	ret = srpt_post_send(ch, &wr.wr, "a keepalive probe");
-	if (ret) {
-		srpt_sq_released(ch, 1);
+	if (ret)
 		srpt_keepalive_end(ch);
-	}
 }
 
 /**
@@ -257,8 +259,16 @@ static void srpt_keepalive(struct srpt_channel *ch)
  * max(@keepalive, %SRPT_KEEPALIVE_MIN_WAIT) seconds ends the channel: a
  * transport may retry forever (soft-RoCE takes a retry count of 7, which
  * is what ib_srp asks for, as "infinite"), and responses queued to a dead
- * initiator then never complete either.  Otherwise a new probe is due
- * @keepalive seconds after the last one.
+ * initiator then never complete either; nor does anything behind a send
+ * that an initiator which stopped posting receives answers with RNR NAKs.
+ * Otherwise a new probe is due @keepalive seconds after the last one.
+ *
+ * The bound: a send that stops completing at time T (and the probe behind
+ * it) ends the channel by T + @keepalive + max(@keepalive, 10) + 2 * the
+ * watch interval (srpt_watch_interval()): the next probe is posted within
+ * @keepalive + one interval, and its timeout is seen within one more
+ * interval.  With the defaults (keepalive_secs 30, cmd_report_secs 60: an
+ * interval of 15 s) 90 s; docs/configuration.md has it too.
  */
 static void srpt_keepalive_check(struct srpt_channel *ch, u32 keepalive)
 {

@@ -294,6 +294,23 @@ TEST_F(LoginDecide, ItIuLenBoundaries)
 	expect_rejected(SRPT_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
 }
 
+// No RDMA READ depth: writes could come, their data never be fetched.
+TEST_F(LoginDecide, NoRdmaReadDepth)
+{
+	lim.no_rdma_read = true;
+	expect_rejected(SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
+	EXPECT_NE(std::string(d.why).find("RDMA READ"), std::string::npos);
+	// After the checks of the request's own fields.
+	req.req_buf_fmt = 0;
+	expect_rejected(SRPT_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
+	SetUp();
+	lim.enabled = false;
+	lim.no_rdma_read = true;
+	expect_rejected(SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES);
+	SetUp();
+	EXPECT_EQ(decide(), 0u);
+}
+
 TEST_F(LoginDecide, BufferFormatCombinations)
 {
 	const uint16_t reqs[] = { 0x0, 0x1, 0x2, 0x4, 0x6, 0x8, 0xfff9, 0xffff };

@@ -234,6 +234,24 @@ TEST(Rsp, TmfResponseCode)
 	EXPECT_EQ(r.flags(), SRPT_RSP_FLAG_RSPVALID);
 }
 
+// What LIO reports a task management function came to, and the SRP
+// response code (SRP r16a 6.9, table 24) the initiator gets for it.
+TEST(Rsp, TmfResultCodes)
+{
+	EXPECT_EQ(srpt_tmf_rsp_code(SRPT_TMF_RESULT_COMPLETE), 0x00);
+	// ABORT TASK of a task that is gone: done, it no longer exists.
+	EXPECT_EQ(srpt_tmf_rsp_code(SRPT_TMF_RESULT_NO_TASK), 0x00);
+	EXPECT_EQ(srpt_tmf_rsp_code(SRPT_TMF_RESULT_NOT_SUPPORTED), 0x04);
+	EXPECT_EQ(srpt_tmf_rsp_code(SRPT_TMF_RESULT_NO_LUN), 0x09);
+	// Carried out and failed (a failed LUN RESET, a TMF aborted with
+	// TAS): FUNCTION FAILED, not NOT SUPPORTED.
+	EXPECT_EQ(srpt_tmf_rsp_code(SRPT_TMF_RESULT_REJECTED), 0x05);
+	EXPECT_EQ(srpt_tmf_rsp_code(SRPT_TMF_RESULT_FAILED), 0x05);
+	// A result this code does not know is a failure too.
+	EXPECT_EQ(srpt_tmf_rsp_code(6), 0x05);
+	EXPECT_EQ(srpt_tmf_rsp_code(0xff), 0x05);
+}
+
 TEST(Rsp, ResponseDataThenSense)
 {
 	srpt_rsp_args a = args();
