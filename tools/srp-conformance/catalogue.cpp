@@ -9,8 +9,8 @@
 //
 // This file holds the catalogue and the helpers its parts share
 // (catalogue.h); the cases are in catalogue_login.cpp (login.*, acl.*),
-// catalogue_scsi.cpp, catalogue_malformed.cpp, catalogue_protocol.cpp and
-// catalogue_hostile.cpp.
+// catalogue_scsi.cpp, catalogue_malformed.cpp, catalogue_protocol.cpp,
+// catalogue_sendq.cpp and catalogue_hostile.cpp.
 #include "catalogue.h"
 
 #include <algorithm>
@@ -138,6 +138,7 @@ const std::vector<Case> &catalogue() {
     cat::scsi_cases();
     cat::malformed_cases();
     cat::protocol_cases();
+    cat::sendq_cases();
     hostile::add_cases(g_cases);
   }
   return g_cases;

@@ -27,6 +27,7 @@ void login_cases();      // login.*, acl.*: catalogue_login.cpp
 void scsi_cases();       // scsi.*: catalogue_scsi.cpp
 void malformed_cases();  // malformed.*: catalogue_malformed.cpp
 void protocol_cases();   // protocol.*: catalogue_protocol.cpp
+void sendq_cases();      // sendq.*: catalogue_sendq.cpp
 // (then hostile.*: catalogue_hostile.cpp, hostile.h)
 
 // ---- helpers shared by the parts --------------------------------------

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 #include "case_util.h"
 #include "cases.h"
@@ -217,6 +218,25 @@ void login_cases() {
         ctx.expect_reject(r, kRejUnableEstablish);
       });
 
+  add("login.no_rdma_read_depth",
+      "SRP_LOGIN_REQ in a connection request with responder resources 0 "
+      "(the target may not RDMA READ); then the same login with the "
+      "default depth",
+      "SRP_LOGIN_REJ 0x10000; the second login accepted",
+      "SRP r16a: the target fetches write data with RDMA READs; a channel "
+      "that cannot would hold every write's buffer until it ends",
+      kNeedsLogin, [](Context &ctx) {
+        struct Restore {
+          Connector &c;
+          ~Restore() { c.responder_resources.reset(); }
+        } restore{ctx.connector()};
+        ctx.connector().responder_resources = 0;
+        ctx.expect_reject(ctx.default_login(), kRejUnableEstablish);
+        ctx.connector().responder_resources.reset();
+        auto s = ctx.login();
+        healthy(ctx, *s);
+      });
+
   add("login.single_terminates_existing",
       "login A; login B (SINGLE) with the same initiator and target port IDs",
       "B: SRP_LOGIN_RSP multichannel result 1 (terminated); A disconnected by "
@@ -229,6 +249,69 @@ void login_cases() {
         expect_multichannel(*b.rsp, kRspMultichanTerminated, "1 (terminated)");
         expect_closed(ctx, *a, "channel A disconnected by the target");
         healthy(ctx, *b.session);
+      });
+
+  add("login.single_relogins_held",
+      "SINGLE logins with the same port IDs one after the other (5; with "
+      "--channel-limit N: N + 3), each channel sending a READ(16) of one "
+      "block before the next login replaces it",
+      "every login accepted and the channel before it disconnected by the "
+      "target; with --channel-limit N (max_initiator_channels N, the "
+      "backend holding the READs, so the replaced channels cannot be "
+      "freed): the first N + 1 accepted (the live channel a SINGLE login "
+      "replaces does not count), the others refused with 0x10006, and "
+      "once the backend lets the READs go (the test's driver resumes it) "
+      "a login accepted again within the timeout",
+      "a channel holds its QP and buffers until it is freed: re-logins "
+      "must not pile up closing channels beyond the channel limit",
+      kNeedsLogin, [](Context &ctx) {
+        const uint32_t limit = ctx.opt().channel_limit;
+        const uint32_t n = limit ? limit + 3 : 5;
+        const uint32_t bs = ctx.facts().block_size;
+        std::vector<std::unique_ptr<Session>> held;
+        for (uint32_t i = 0; i < n; i++) {
+          Context::Attempt at = ctx.try_login(ctx.default_login());
+          if (limit && i > limit) {
+            if (!at.rej || at.rej->reason != kRejChannelLimit)
+              throw Failure{"login " + std::to_string(i + 1) +
+                                " refused with 0x10006 (" +
+                                std::to_string(limit) +
+                                " channels still releasing)",
+                            at.session ? "accepted" : at.what};
+            continue;
+          }
+          if (!at.session)
+            throw Failure{"login " + std::to_string(i + 1) + " accepted",
+                          at.rej ? "SRP_LOGIN_REJ " +
+                                       std::to_string(at.rej->reason)
+                                 : at.what};
+          if (!held.empty() && !limit)
+            expect_closed(ctx, *held.back(), "the replaced channel closed");
+          CmdBuilder b;
+          b.cdb(cdb::read16(0, 1)).direct(DataDir::kIn,
+                                          buf(*at.session, 0, bs));
+          send_cmd(ctx, *at.session, b, Credit::kConsume);
+          held.push_back(std::move(at.session));
+        }
+        if (!limit) {
+          healthy(ctx, *held.back());
+          return;
+        }
+        held.clear();
+        const Deadline d = deadline_in(ctx.timeout());
+        for (;;) {
+          Context::Attempt at = ctx.try_login(ctx.default_login());
+          if (at.session) {
+            healthy(ctx, *at.session);
+            return;
+          }
+          if (Clock::now() > d)
+            throw Failure{"a login accepted once the channels are freed",
+                          at.rej ? "SRP_LOGIN_REJ " +
+                                       std::to_string(at.rej->reason)
+                                 : at.what};
+          std::this_thread::sleep_for(Millis(200));
+        }
       });
 
   add("login.multi_keeps_existing",

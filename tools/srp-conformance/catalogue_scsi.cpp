@@ -307,6 +307,63 @@ void scsi_cases() {
         healthy(ctx, *s);
       });
 
+  add("scsi.virtual_lun0_no_stale_data",
+      "WRITE(16) and READ(16) of 64 KiB of a pattern on the LUN; INQUIRY "
+      "of LUN 0; if LUN 0 is not mapped (peripheral qualifier 1 or 3: "
+      "LIO's virtual LUN 0, which answers READs without data), READ(10) of "
+      "32 KiB (all of it) from it into a buffer filled with EEh",
+      "GOOD; every byte of the buffer is EEh (not written) or 00h, none "
+      "left over from the pattern",
+      "SRP r16a: the data-in of a command is the data the command produced "
+      "and nothing of earlier commands",
+      kNeedsLogin | kNeedsWrite, [](Context &ctx) {
+        const auto &f = ctx.facts();
+        auto s = ctx.login();
+        constexpr size_t kLen = 64 * 1024;
+        if (kLen % f.block_size ||
+            f.scratch_blocks < kLen / f.block_size)
+          throw Skip{"needs 64 KiB of scratch area in whole blocks"};
+        if (ctx.opt().lun == 0)
+          throw Skip{"LUN 0 is the LUN under test (--lun 0)"};
+        CmdBuilder q;
+        q.cdb(cdb::inquiry(36)).direct(DataDir::kIn, buf(*s, 0, 36));
+        std::fill_n(s->channel().data(), 36, 0);
+        Rsp qr = exec_lun(ctx, *s, q, 0);
+        const uint8_t pq = s->channel().data()[0] >> 5;
+        if (qr.status != kStatusGood || (pq != 1 && pq != 3))
+          throw Skip{"LUN 0 is mapped (" + describe(qr) + ", qualifier " +
+                     std::to_string(pq) + ")"};
+        const auto n = static_cast<uint32_t>(kLen / f.block_size);
+        const Bytes data = pattern(kLen, 0x10a0);
+        for (int round = 0; round < 4; round++) {
+          expect_good(write_blocks(ctx, *s, f.scratch_lba, data,
+                                   Layout::kDirect),
+                      "WRITE(16)");
+          expect_same(data, read_blocks(ctx, *s, f.scratch_lba, n,
+                                        Layout::kDirect),
+                      "read back");
+          std::memset(s->channel().data(), 0xee, kLen);
+          // READ(10) of 64 512-byte blocks: all of LIO's virtual LUN 0
+          // (eight pages).
+          constexpr size_t kLun0 = 32 * 1024;
+          Bytes c = {0x28, 0, 0, 0, 0, 0, 0, 0, 64, 0};
+          CmdBuilder b;
+          b.cdb(c).direct(DataDir::kIn, buf(*s, 0, kLun0));
+          Rsp r = exec_lun(ctx, *s, b, 0);
+          if (r.status != kStatusGood)
+            throw Failure{"GOOD for READ(10) of LUN 0", describe(r)};
+          const uint8_t *got = s->channel().data();
+          for (size_t i = 0; i < kLun0; i++)
+            if (got[i] != 0xee && got[i] != 0)
+              throw Failure{"EEh or 00h in the data of virtual LUN 0",
+                            "byte " + std::to_string(i) + " is " +
+                                std::to_string(got[i]) + " (pattern: " +
+                                std::to_string(data[i]) + ", round " +
+                                std::to_string(round) + ")"};
+        }
+        healthy(ctx, *s);
+      });
+
   add("scsi.write_length_mismatch",
       "WRITE(16) of 1 block with a 2-block data-out descriptor",
       "CHECK CONDITION ILLEGAL REQUEST (LIO refuses length mismatches on "

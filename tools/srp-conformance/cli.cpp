@@ -44,6 +44,9 @@ Behaviour:
   --tpg-disabled         the target port's portal group is disabled: run the
                          acl.tpg_disabled* cases, skip the others
   --no-write             skip every case that writes to the LUN
+  --channel-limit N      the target's max_initiator_channels is N and the
+                         LUN's backend holds commands (see
+                         login.single_relogins_held)
   --it-iu-len N          IT IU length requested at login (default 8260)
   --target-max-it-iu N   the target's largest IT IU (srp_max_req_size,
                          default 8260), for the "too large" cases
@@ -72,6 +75,24 @@ Fuzzing:
                          and directions; writes confined to the scratch
                          area, parameter lists of zeros. Never against a
                          pass-through (pscsi) LUN of a real device
+
+Memory attack (instead of the cases):
+  --flood CHANNELS       log in CHANNELS channels (MULTI, one initiator
+                         port ID) and keep --flood-cmds WRITE(16)s of
+                         --flood-len bytes outstanding on each for
+                         --flood-secs seconds, each sent again as its
+                         response comes; OVERWRITES the first --flood-len
+                         bytes of --lun. Prints one JSON line of counts
+                         (GOOD, TASK SET FULL, BUSY, other, unanswered,
+                         refused logins, channels the target closed);
+                         exit status 0 whatever they are
+  --flood-len N          bytes of each WRITE, registered on each channel
+                         (default 33554432; whole blocks, 512..1073741824)
+  --flood-cmds N         WRITEs outstanding a channel (default 4, 1..64)
+  --flood-secs N         seconds of flooding (default 20; 0: one round)
+  --flood-rr0            connection requests with responder resources 0
+                         (the target may not RDMA READ): a target should
+                         refuse the logins (counted as refused)
 
 Reports (no target needed):
   --merge FILE,...       merge --json reports of runs against one target
@@ -290,6 +311,8 @@ ParseResult parse_args(const std::vector<std::string> &args) {
       o.compare.emplace_back(v.substr(0, eq), std::move(files));
   });
   flag("--no-write", &o.no_write);
+  number("--channel-limit", 1, 64, "--channel-limit needs 1..64",
+         [&](uint64_t n) { o.channel_limit = static_cast<uint32_t>(n); });
   number("--it-iu-len", 64, 0xffffffffu, "--it-iu-len needs a number >= 64",
          [&](uint64_t n) { o.it_iu_len = static_cast<uint32_t>(n); });
   number("--target-max-it-iu", 64, 0xfffffffeu,
@@ -300,6 +323,17 @@ ParseResult parse_args(const std::vector<std::string> &args) {
   number("--data-size", 1u << 20, 1ull << 30,
          "--data-size needs a number of bytes (1 MiB..1 GiB)",
          [&](uint64_t n) { o.data_size = static_cast<size_t>(n); });
+  number("--flood", 1, 1024, "--flood needs a number of channels (1..1024)",
+         [&](uint64_t n) { o.flood_channels = static_cast<uint32_t>(n); });
+  number("--flood-len", 512, 1ull << 30,
+         "--flood-len needs a number of bytes (512..1073741824)",
+         [&](uint64_t n) { o.flood_len = n; });
+  number("--flood-cmds", 1, 64, "--flood-cmds needs a number 1..64",
+         [&](uint64_t n) { o.flood_cmds = static_cast<uint32_t>(n); });
+  number("--flood-secs", 0, 86400,
+         "--flood-secs needs a number of seconds (0..86400)",
+         [&](uint64_t n) { o.flood_secs = static_cast<uint32_t>(n); });
+  flag("--flood-rr0", &o.flood_rr0);
 
   auto fail = [&](const std::string &e) {
     res.error = e;
@@ -317,6 +351,17 @@ ParseResult parse_args(const std::vector<std::string> &args) {
     return fail("--acl-denied and --tpg-disabled exclude each other");
   if (!o.merge_files.empty() && !o.compare.empty())
     return fail("--merge and --compare exclude each other");
+  if (!o.flood_channels) {
+    for (const char *f :
+         {"--flood-len", "--flood-cmds", "--flood-secs", "--flood-rr0"})
+      if (app.count(f)) return fail(std::string(f) + " needs --flood");
+  } else if (o.fuzz) {
+    return fail("--flood and --fuzz exclude each other");
+  } else if (o.acl_denied || o.tpg_disabled) {
+    return fail(
+        "--flood needs an accepted login, not --acl-denied or "
+        "--tpg-disabled");
+  }
   if (!o.help && !o.list && !o.list_markdown && o.merge_files.empty() &&
       o.compare.empty()) {
     if (!app.count("--target")) return fail("--target HOST:PORT is required");

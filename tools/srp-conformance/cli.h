@@ -38,12 +38,21 @@ struct Options {
   bool acl_denied = false;           // --acl-denied
   bool tpg_disabled = false;         // --tpg-disabled
   bool no_write = false;             // --no-write
+  // --channel-limit N: the portal group's max_initiator_channels, with the
+  // LUN's backend holding commands (login.single_relogins_held)
+  uint32_t channel_limit = 0;
   uint32_t it_iu_len = 8260;         // --it-iu-len N
   uint32_t target_max_it_iu = 8260;  // --target-max-it-iu N
   size_t data_size = 4u << 20;       // --data-size N (registered bytes)
   uint8_t retry_count = 7;           // --retry-count N (transport retries)
   uint32_t fuzz_batch = 16;          // --fuzz-batch N (IUs per barrier)
   uint32_t fuzz_login_percent = 15;  // --fuzz-login-percent N
+  // --flood CHANNELS: the memory-attack mode (flood.h) instead of cases
+  uint32_t flood_channels = 0;     // 0: not this mode
+  uint64_t flood_len = 32u << 20;  // --flood-len N (bytes a WRITE, a channel)
+  uint32_t flood_cmds = 4;         // --flood-cmds N (outstanding a channel)
+  uint32_t flood_secs = 20;        // --flood-secs N
+  bool flood_rr0 = false;          // --flood-rr0 (responder resources 0)
   // --merge FILE,... : merge JSON reports of one target (no target needed)
   std::vector<std::string> merge_files;
   // --compare NAME=FILE[,FILE...] (repeatable): side-by-side Markdown table

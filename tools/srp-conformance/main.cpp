@@ -8,6 +8,7 @@
 
 #include "cases.h"
 #include "cli.h"
+#include "flood.h"
 #include "fuzz.h"
 #include "merge.h"
 #include "rdma_conn.h"
@@ -81,7 +82,7 @@ int main(int argc, char **argv) {
   if (!opt.merge_files.empty() || !opt.compare.empty()) return reports(opt);
 
   const auto selected = srp::select_cases(opt.case_globs);
-  if (!opt.fuzz && selected.empty()) {
+  if (!opt.fuzz && !opt.flood_channels && selected.empty()) {
     std::cerr << "srp-conformance: no case matches --cases\n";
     return 2;
   }
@@ -105,6 +106,7 @@ int main(int argc, char **argv) {
               << "\n";
 
   srp::Context ctx(conn, opt, &std::cerr);
+  if (opt.flood_channels) return srp::flood::run(ctx, std::cout, std::cerr);
   std::vector<srp::CaseResult> results;
   if (opt.fuzz) {
     srp::CaseResult r = srp::fuzz::run(ctx, std::cout);

@@ -294,7 +294,9 @@ ConnectResult RdmaConnector::connect(const Bytes &private_data,
   p.private_data_len = static_cast<uint8_t>(private_data.size());
   // The target RDMA READs the data of writes from us.
   p.responder_resources =
-      static_cast<uint8_t>(std::clamp(attr.max_qp_rd_atom, 1, 16));
+      responder_resources
+          ? *responder_resources
+          : static_cast<uint8_t>(std::clamp(attr.max_qp_rd_atom, 1, 16));
   p.initiator_depth =
       static_cast<uint8_t>(std::clamp(attr.max_qp_init_rd_atom, 1, 16));
   // The target's QP takes its retry count from the connection request.
@@ -364,6 +366,7 @@ bool RdmaChannel::post_recv(uint32_t slot, std::string *why) {
     if (why) *why = errno_text("ibv_post_recv", e);
     return false;
   }
+  recv_posted_++;
   return true;
 }
 
@@ -404,6 +407,7 @@ void RdmaChannel::poll_cq() {
       const ibv_wc &w = wc[i];
       if (w.wr_id & kRecvFlag) {
         const uint32_t slot = static_cast<uint32_t>(w.wr_id & ~kRecvFlag);
+        if (recv_posted_) recv_posted_--;
         if (w.status != IBV_WC_SUCCESS) {
           error_event(std::string("receive completion: ") +
                       ibv_wc_status_str(w.status));
@@ -415,7 +419,9 @@ void RdmaChannel::poll_cq() {
             recv_pool_.buf.data() + static_cast<size_t>(slot) * recv_size_;
         e.iu.assign(p, p + std::min(w.byte_len, recv_size_));
         queue_.push_back(std::move(e));
-        if (!error_ && !disconnected_) {
+        if (recv_paused_) {
+          recv_idle_.push_back(slot);
+        } else if (!error_ && !disconnected_) {
           std::string why;
           if (!post_recv(slot, &why)) error_event(why);
         }
@@ -630,6 +636,28 @@ bool RdmaChannel::vanish(std::string *why) {
   }
   // No more receives: the local flushes must not look like a target close.
   error_ = true;
+  return true;
+}
+
+bool RdmaChannel::pause_receives(std::string *why) {
+  if (!qp_.get()) {
+    *why = "no QP";
+    return false;
+  }
+  recv_paused_ = true;
+  return true;
+}
+
+bool RdmaChannel::resume_receives(std::string *why) {
+  recv_paused_ = false;
+  if (error_ || disconnected_) {
+    *why = "channel closed";
+    return false;
+  }
+  std::vector<uint32_t> slots;
+  slots.swap(recv_idle_);
+  for (uint32_t slot : slots)
+    if (!post_recv(slot, why)) return false;
   return true;
 }
 

@@ -164,6 +164,9 @@ class RdmaChannel : public Channel {
   void disconnect(Deadline deadline) override;
   bool vanish(std::string *why) override;
   bool wait_target_disconnect(Deadline deadline) override;
+  bool pause_receives(std::string *why) override;
+  bool resume_receives(std::string *why) override;
+  uint32_t receives_posted() const override { return recv_posted_; }
 
  private:
   friend class RdmaConnector;
@@ -196,6 +199,9 @@ class RdmaChannel : public Channel {
   uint32_t max_send_wr_ = 0;
   uint32_t max_recv_wr_ = 0;
   uint32_t recv_size_ = 0;
+  uint32_t recv_posted_ = 0;         // receive WRs posted, not completed
+  bool recv_paused_ = false;         // pause_receives(): no reposting
+  std::vector<uint32_t> recv_idle_;  // slots taken in while paused
   uint32_t outstanding_sends_ = 0;
   uint64_t sends_ok_ = 0;
   bool send_failed_ = false;

@@ -80,8 +80,25 @@ class Channel {
     return false;
   }
   // After vanish(): true once the target ended the connection (its DREQ)
-  // before @deadline.
+  // before @deadline. Also after pause_receives().
   virtual bool wait_target_disconnect(Deadline) { return false; }
+
+  // Stops reposting receive buffers, as an initiator that stopped
+  // processing would: those posted still take IUs in, and once they are
+  // used up the target's next SEND finds none (an RNR NAK, retried for as
+  // long as the connection's RNR retry count says: 7 is for ever). False
+  // (with @why) if the transport cannot.
+  virtual bool pause_receives(std::string *why) {
+    if (why) *why = "not supported by this transport";
+    return false;
+  }
+  // Reposts every receive buffer taken in since pause_receives().
+  virtual bool resume_receives(std::string *why) {
+    if (why) *why = "not supported by this transport";
+    return false;
+  }
+  // Receive buffers posted and not yet used.
+  virtual uint32_t receives_posted() const { return 0; }
 };
 
 struct ConnectResult {
@@ -115,6 +132,11 @@ class Connector {
   // The 8-byte interface ID (port GUID) that goes into the second half of
   // the initiator port ID, as ib_srp does (GID index 0 of the port).
   virtual uint64_t local_interface_id() const = 0;
+
+  // The RDMA READs the target may have outstanding on the next channels
+  // (the connection request's responder resources); nullopt: as many as
+  // the local device allows, at most 16, like ib_srp.
+  std::optional<uint8_t> responder_resources;
 };
 
 }  // namespace srp

@@ -89,6 +89,9 @@ ConnectResult FakeTarget::connect(const Bytes &private_data, size_t data_size,
     return reject(kRejUnsupportedFormat);
   if ((flags & kMultichanMask) > kMultichanMulti)
     return reject(kRejUnableEstablish);
+  // No RDMA READ depth: the target could never fetch write data.
+  if (responder_resources && *responder_resources == 0)
+    return reject(kRejUnableEstablish);
   const bool imm = (flags & kImmedRequested) && cfg_.immediate;
   if (imm && (imm_off < kCmdSize + kImmDescSize || imm_off > it))
     return reject(kRejUnableEstablish);
@@ -148,7 +151,31 @@ FakeChannel::FakeChannel(FakeTarget &t, size_t data_size, const PortId &ini,
 
 FakeChannel::~FakeChannel() { t_.remove(this); }
 
-bool FakeChannel::start(uint32_t, uint32_t, std::string *) { return true; }
+bool FakeChannel::start(uint32_t, uint32_t count, std::string *) {
+  recv_count_ = recv_posted_ = count;
+  return true;
+}
+
+bool FakeChannel::resume_receives(std::string *) {
+  recv_paused_ = false;
+  recv_posted_ = recv_count_;
+  while (!held_.empty()) {
+    q_.push_back(std::move(held_.front()));
+    held_.pop_front();
+  }
+  return true;
+}
+
+void FakeChannel::deliver(Event e) {
+  if (recv_paused_) {
+    if (!recv_posted_) {
+      if (!t_.cfg().drop_rsp_when_stalled) held_.push_back(std::move(e));
+      return;
+    }
+    recv_posted_--;
+  }
+  q_.push_back(std::move(e));
+}
 
 uint64_t FakeChannel::data_va(size_t offset) const {
   return static_cast<uint64_t>(
@@ -229,7 +256,7 @@ void FakeChannel::respond(uint64_t tag, uint8_t status, const Bytes &sense,
   Event e;
   e.kind = Event::Kind::kIu;
   e.iu = r;
-  q_.push_back(e);
+  deliver(std::move(e));
 }
 
 void FakeChannel::check_condition(uint64_t tag, uint8_t key, uint8_t asc,
@@ -287,7 +314,7 @@ void FakeChannel::handle(const Bytes &iu) {
         Event e;
         e.kind = Event::Kind::kIu;
         e.iu = r;
-        q_.push_back(e);
+        deliver(std::move(e));
       }
       close("target disconnected");
       return;
@@ -424,8 +451,12 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
   const uint32_t bs = t_.cfg().block_size;
   const uint64_t nblocks = t_.cfg().blocks;
   const bool lun_ok = lun == encode_lun(t_.cfg().lun);
+  // LUN 0 when it is not the model's LUN: like LIO's virtual LUN 0, it
+  // answers READ(10) with zeros (a target that discards data must not
+  // return stale buffers).
+  const bool virt0 = !lun_ok && lun == encode_lun(0);
 
-  if (!lun_ok && c[0] != 0x12 && c[0] != 0xa0)
+  if (!lun_ok && c[0] != 0x12 && c[0] != 0xa0 && !(virt0 && c[0] == 0x28))
     return check_condition(tag, kSenseIllegalRequest, 0x25, 0x00);
   if (ua_ && c[0] != 0x12 && c[0] != 0xa0) {
     ua_ = false;
@@ -498,7 +529,9 @@ void FakeChannel::handle_cmd(const Bytes &iu) {
       if (lba + n > nblocks)
         return check_condition(tag, kSenseIllegalRequest, 0x21, 0x00);
       expected = uint64_t(n) * bs;
-      if (!is_write)
+      if (virt0)
+        dev.assign(expected, 0);
+      else if (!is_write)
         dev.assign(t_.disk().begin() + static_cast<std::ptrdiff_t>(lba * bs),
                    t_.disk().begin() +
                        static_cast<std::ptrdiff_t>(lba * bs + expected));

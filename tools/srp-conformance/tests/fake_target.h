@@ -48,6 +48,11 @@ struct FakeConfig {
   // a data-in buffer sends 5Ah back (what LIO's backends do with the
   // fabric's direction).
   bool follow_buffer_direction = false;
+  // Send queue faults (the sendq.* cases): a response built while the
+  // initiator has no receive buffer posted is lost; a channel whose
+  // initiator stopped taking IUs in is never ended.
+  bool drop_rsp_when_stalled = false;
+  bool keep_stalled_channel = false;
 };
 
 // Options for runs against the model: a target address nobody resolves,
@@ -110,10 +115,20 @@ class FakeChannel : public Channel {
     vanished_ = true;
     return true;
   }
+  // ... and one whose initiator stopped taking IUs in with responses
+  // waiting for them (unless keep_stalled_channel).
   bool wait_target_disconnect(Deadline d) override {
-    if (vanished_) disconnect(d);
-    return vanished_;
+    const bool stalled = recv_paused_ && !recv_posted_ && !held_.empty() &&
+                         !t_.cfg().keep_stalled_channel;
+    if (vanished_ || stalled) disconnect(d);
+    return vanished_ || stalled;
   }
+  bool pause_receives(std::string *) override {
+    recv_paused_ = true;
+    return true;
+  }
+  bool resume_receives(std::string *) override;
+  uint32_t receives_posted() const override { return recv_posted_; }
 
   const PortId &initiator() const { return ini_; }
   // The target closes the channel (as after SINGLE or an error).
@@ -132,6 +147,9 @@ class FakeChannel : public Channel {
   void respond(uint64_t tag, uint8_t status, const Bytes &sense, int resp_code,
                uint8_t flags, uint32_t out_res, uint32_t in_res);
   void check_condition(uint64_t tag, uint8_t key, uint8_t asc, uint8_t ascq);
+  // An IU for the initiator: into one of its receive buffers, or, with
+  // its receives paused and none left, held until they resume.
+  void deliver(Event e);
   bool rdma(const std::vector<Desc> &d, Bytes &buf, bool to_initiator);
 
   FakeTarget &t_;
@@ -148,6 +166,10 @@ class FakeChannel : public Channel {
   bool ua_ = false;
   uint64_t sends_ok_ = 0;
   std::deque<Event> q_;
+  uint32_t recv_count_ = 0;   // receive buffers the initiator posted
+  uint32_t recv_posted_ = 0;  // of them, not used (counted while paused)
+  bool recv_paused_ = false;
+  std::deque<Event> held_;  // IUs that found no receive buffer
 };
 
 }  // namespace srp::test

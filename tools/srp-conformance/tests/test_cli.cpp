@@ -242,6 +242,64 @@ TEST(Cli, UsageMentionsEveryOption) {
                         "--list-markdown", "--tpg-disabled",
                         "--fuzz-scsi",     "--retry-count",
                         "--fuzz-batch",    "--fuzz-login-percent",
-                        "--merge",         "--compare"})
+                        "--merge",         "--compare",
+                        "--flood",         "--flood-len",
+                        "--flood-cmds",    "--flood-secs",
+                        "--flood-rr0"})
     EXPECT_NE(u.find(o), std::string::npos) << o;
+}
+
+TEST(Cli, Flood) {
+  auto a = base();
+  a.insert(a.end(), {"--flood", "16", "--lun", "1"});
+  auto r = parse_args(a);
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->flood_channels, 16u);
+  EXPECT_EQ(r.options->flood_len, 32u << 20);
+  EXPECT_EQ(r.options->flood_cmds, 4u);
+  EXPECT_EQ(r.options->flood_secs, 20u);
+  EXPECT_FALSE(r.options->flood_rr0);
+
+  a = base();
+  a.insert(a.end(), {"--flood", "1", "--flood-rr0", "--flood-len", "0x10000",
+                     "--flood-cmds", "64", "--flood-secs", "0"});
+  r = parse_args(a);
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->flood_channels, 1u);
+  EXPECT_TRUE(r.options->flood_rr0);
+  EXPECT_EQ(r.options->flood_len, 0x10000u);
+  EXPECT_EQ(r.options->flood_cmds, 64u);
+  EXPECT_EQ(r.options->flood_secs, 0u);
+  // Without --flood: the default, not this mode.
+  EXPECT_EQ(parse_args(base()).options->flood_channels, 0u);
+
+  struct {
+    std::vector<std::string> extra;
+    const char *msg;
+  } bad[] = {
+      {{"--flood", "0"}, "--flood needs"},
+      {{"--flood", "1025"}, "--flood needs"},
+      {{"--flood", "x"}, "--flood needs"},
+      {{"--flood", "2", "--flood-len", "511"}, "--flood-len needs"},
+      {{"--flood", "2", "--flood-len", "0x40000001"}, "--flood-len needs"},
+      {{"--flood", "2", "--flood-cmds", "0"}, "--flood-cmds needs"},
+      {{"--flood", "2", "--flood-cmds", "65"}, "--flood-cmds needs"},
+      {{"--flood", "2", "--flood-secs", "-1"}, "--flood-secs needs"},
+      {{"--flood-len", "4096"}, "--flood-len needs --flood"},
+      {{"--flood-cmds", "2"}, "--flood-cmds needs --flood"},
+      {{"--flood-secs", "2"}, "--flood-secs needs --flood"},
+      {{"--flood-rr0"}, "--flood-rr0 needs --flood"},
+      {{"--flood", "2", "--fuzz"}, "exclude"},
+      {{"--flood", "2", "--fuzz-scsi"}, "exclude"},
+      {{"--flood", "2", "--acl-denied"}, "accepted login"},
+      {{"--flood", "2", "--tpg-disabled"}, "accepted login"},
+      {{"--flood-rr0=1", "--flood", "2"}, "flood-rr0"},
+  };
+  for (auto &b : bad) {
+    auto x = base();
+    x.insert(x.end(), b.extra.begin(), b.extra.end());
+    auto res = parse_args(x);
+    EXPECT_FALSE(res.options) << b.extra[0] << " " << b.extra.back();
+    EXPECT_NE(res.error.find(b.msg), std::string::npos) << res.error;
+  }
 }
