@@ -252,6 +252,8 @@ compat_only_ours() {
 		$1 == *' file '*/attrib/max_initiator_channels* ||
 		$1 == *' file '*/attrib/max_cmd_data* ||
 		$1 == *' file '*/attrib/max_channel_data* ||
+		$1 == *' file '*/attrib/max_initiator_data_mb* ||
+		$1 == *' file '*/attrib/max_tpg_data_mb* ||
 		$1 == *' file '*/channels || $1 == *' file '*/login_info ||
 		$1 == *' file discovery_auth/logins' ||
 		$1 == *' file '*/acls/*/info ||
@@ -370,7 +372,7 @@ case_compat_saveconfig() {
 	check load_intree
 	targetcli restoreconfig "$cfg_ours" >"$out" 2>&1
 	cat "$out"
-	a=$(RESTORE_MISSING='cmd_report_secs|keepalive_secs|max_channels|max_initiator_channels|max_cmd_data|max_channel_data' \
+	a=$(RESTORE_MISSING='cmd_report_secs|keepalive_secs|max_channels|max_initiator_channels|max_cmd_data|max_channel_data|max_initiator_data_mb|max_tpg_data_mb' \
 		restore_errors "$out")
 	[[ -z $a ]] || fail "restoring our configuration with the in-tree driver: $a"
 	[[ -d $(tgt_dir)/lun/lun_0 ]] || fail "the in-tree driver restored no LUN"

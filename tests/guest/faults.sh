@@ -655,6 +655,33 @@ case_post_failure() {
 	check srp_target_down
 }
 
+# case_qp_shrink: a device that refuses a QP as large as srp_sq_size asks
+# for (the debugfs knob ib_srpt/max_qp_wr_cap stands in for one: Soft-RoCE
+# takes any size; a real HCA refuses once rdma_rw's entries are added) gives
+# the channel a smaller send queue, shown in the channel's sq_size and
+# logged, and I/O works on it.
+case_qp_shrink() {
+	local d sq f=/sys/kernel/debug/ib_srpt/max_qp_wr_cap
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug ||
+		fail "no debugfs"
+	trap 'echo 0 >/sys/kernel/debug/ib_srpt/max_qp_wr_cap' EXIT
+	check srp_target_up
+	[[ -w $f ]] || fail "$f missing"
+	check sysfs_write "$f" 1500
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk"
+	channels
+	sq=$(channels | sed -n 's/.* sq_size=\([0-9]*\).*/\1/p' | head -n1)
+	[[ -n $sq ]] && ((sq >= 16 && sq < 2048)) ||
+		fail "the channel's send queue is '$sq', not below 2048"
+	dmesg_here | grep -q "send queue of 2048 entries refused by the device, the channel has $sq" ||
+		fail "no log line for the smaller send queue"
+	check fio_verify "$d" qp_shrink --direct=1 --rw=randrw --bs=64k \
+		--size=8M --iodepth=32
+	check sysfs_write "$f" 0
+	check srp_target_down
+}
+
 # case_live_teardown: with an initiator logged in and I/O running, disable
 # the portal group, delete the ACL and delete the LUN; the sessions close
 # (and ib_srp reconnects once allowed again); rmmod is refused while
@@ -890,6 +917,44 @@ case_over_credit() {
 	check slow_lun_down
 }
 
+# case_relogin_limit: while the slow LUN holds every READ, the test client
+# logs in SINGLE again and again, each channel sending a READ before the
+# next login replaces it: the replaced channels cannot be freed (their
+# READs are in the backend) and count against max_initiator_channels (3)
+# until they are: the fourth login is let in (the live channel a SINGLE
+# login replaces does not count), the fifth and sixth are refused with
+# 0x10006 (login.single_relogins_held --channel-limit 3).  Once the LUN is resumed
+# every channel is freed and a login works again.
+relogins_refused() { (($(rejects 0x10006) >= RELOGIN_R0 + 2)); }
+case_relogin_limit() {
+	local cpid rc
+	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
+	trap 'slow_lun_release >/dev/null 2>&1; srp_target_down >/dev/null 2>&1; slow_lun_down >/dev/null 2>&1' EXIT
+	modprobe -a rdma_ucm ib_uverbs || fail "rdma_ucm/ib_uverbs"
+	check slow_lun_up "0x$CLIENT_EXT$(node_guid)" max_initiator_channels=3
+	check slow_lun_hold
+	RELOGIN_R0=$(rejects 0x10006)
+	CONF_TIMEOUT_MS=60000 conf_client --initiator-ext "$CLIENT_EXT" --lun 1 \
+		--no-write --channel-limit 3 --cases login.single_relogins_held \
+		--json "$RESULTS/relogin-limit.json" >"$RESULTS/relogin-limit.txt" 2>&1 &
+	cpid=$!
+	# The client retries its login until the channels are freed.
+	poll_until 60 relogins_refused || {
+		channels
+		fail "no two 0x10006 refusals with three channels releasing"
+	}
+	channels
+	[[ $(channel_count) -le 4 ]] || fail "more than 3 channels and a replaced one"
+	check slow_lun_release
+	wait "$cpid"
+	rc=$?
+	cat "$RESULTS/relogin-limit.txt"
+	[[ $rc == 0 ]] || fail "client: $(grep -m1 '^FAIL' "$RESULTS/relogin-limit.txt" || tail -n1 "$RESULTS/relogin-limit.txt")"
+	check poll_until 60 channels_are 0
+	check srp_target_down
+	check slow_lun_down
+}
+
 run_fault_cases() {
 	CASE_TIMEOUT=300 run_case tmf_reset_load case_tmf_reset_load
 	CASE_TIMEOUT=300 run_case mpath_relogin case_mpath_relogin
@@ -901,7 +966,9 @@ run_fault_cases() {
 	run_case data_limits case_data_limits
 	run_case pr_spec_i_pt case_pr_spec_i_pt
 	run_case post_failure case_post_failure
+	run_case qp_shrink case_qp_shrink
 	CASE_TIMEOUT=400 run_case login_cycles case_login_cycles
 	run_case cred_req_foreign_reset case_cred_req_foreign_reset
 	run_case over_credit case_over_credit
+	run_case relogin_limit case_relogin_limit
 }

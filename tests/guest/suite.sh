@@ -21,6 +21,8 @@ if [[ $SUITE_LOGIN == 1 && -f $GUEST_DIR/login.sh ]]; then
 	. "$GUEST_DIR/login.sh"
 	# shellcheck source=tests/guest/faults.sh
 	. "$GUEST_DIR/faults.sh"
+	# shellcheck source=tests/guest/sendq.sh
+	. "$GUEST_DIR/sendq.sh"
 	# shellcheck source=tests/guest/observe.sh
 	. "$GUEST_DIR/observe.sh"
 	# shellcheck source=tests/guest/compat.sh
@@ -369,6 +371,10 @@ run_mad_cases
 if declare -F run_login_cases >/dev/null; then
 	run_login_cases
 	run_fault_cases
+	run_sendq_cases
+	# shellcheck source=tests/guest/memory.sh
+	. "$GUEST_DIR/memory.sh"
+	run_memory_cases
 	# shellcheck source=tests/guest/hostile.sh
 	. "$GUEST_DIR/hostile.sh"
 	[[ ${SUITE_HOSTILE:-1} == 0 ]] || run_hostile_cases
