@@ -31,12 +31,13 @@ initiator_id() { echo "$(gid_prefix)$(node_guid)"; }
 # that removes rxe0 names it while the GID cannot be read).
 tgt_dir() { echo "${TGT_DIR:-$CFS_SRPT/0x$(port_gid)/tpgt_1}"; }
 
-# rd_backstore [NAME [SIZE]]: configfs directory of a ramdisk backstore
+# rd_backstore [NAME [SIZE [EXTRA]]]: configfs directory of a ramdisk backstore
 # (default rd_login, $LUN_SIZE); created through configfs if missing, in an
 # HBA of its own as targetcli does (its clearconfig removes each storage
-# object's HBA with it), and kept between cases.
+# object's HBA with it), and kept between cases; EXTRA is appended to its
+# control string (",rd_nullio=1").
 rd_backstore() {
-	local name=${1:-rd_login} size=${2:-$LUN_SIZE} d i=77
+	local name=${1:-rd_login} size=${2:-$LUN_SIZE} extra=${3:-} d i=77
 	for d in "$CFS_TARGET"/core/rd_mcp_*/"$name"; do
 		[[ -d $d ]] && {
 			echo "$d"
@@ -46,7 +47,7 @@ rd_backstore() {
 	while [[ -e $CFS_TARGET/core/rd_mcp_$i ]]; do ((i++)); done
 	d=$CFS_TARGET/core/rd_mcp_$i/$name
 	mkdir -p "$d" || return 1
-	echo "rd_pages=$((${size%M} * 256))" >"$d/control" || return 1
+	echo "rd_pages=$((${size%M} * 256))$extra" >"$d/control" || return 1
 	echo 1 >"$d/enable" || return 1
 	echo "$d"
 }

@@ -200,21 +200,7 @@ case_memory_flood() {
 # rd_nullio_backstore NAME SIZE: configfs directory of an rd_mcp backstore
 # made with rd_nullio=1 (no pages: READs complete without data, writes are
 # dropped); created if missing, like rd_backstore.
-rd_nullio_backstore() {
-	local name=$1 size=$2 d i=77
-	for d in "$CFS_TARGET"/core/rd_mcp_*/"$name"; do
-		[[ -d $d ]] && {
-			echo "$d"
-			return 0
-		}
-	done
-	while [[ -e $CFS_TARGET/core/rd_mcp_$i ]]; do ((i++)); done
-	d=$CFS_TARGET/core/rd_mcp_$i/$name
-	mkdir -p "$d" || return 1
-	echo "rd_pages=$((${size%M} * 256)),rd_nullio=1" >"$d/control" || return 1
-	echo 1 >"$d/enable" || return 1
-	echo "$d"
-}
+rd_nullio_backstore() { rd_backstore "$1" "$2" ,rd_nullio=1; }
 
 # srp_lun_disk LUN: /dev/sdX of the kernel initiator's LUN (H:C:T:LUN).
 srp_lun_disk() {
