@@ -572,7 +572,10 @@ case_data_limits() {
 		fail "a 262656-byte READ(16) was not refused: $(grep -m1 -i 'status' <<<"$out")"
 	dmesg_here | grep -q 'transfer length larger than the target accepts' ||
 		fail "no log line for the refused command"
-	# Sixteen 256 KiB commands at once, 1 MiB of buffers allowed.
+	# Sixteen 256 KiB commands at once, 1 MiB of buffers allowed.  The
+	# block layer merges adjacent requests up to max_sectors_kb (1 MiB
+	# here), which the target would refuse: no request above 256 KiB.
+	check sysfs_write "/sys/block/${d#/dev/}/queue/max_sectors_kb" 256
 	check fio_verify "$d" data_limits --direct=1 --rw=randrw --bs=256k \
 		--size=16M --iodepth=16
 	[[ $(counter data_full) -gt 0 ]] || fail "no command waited for data buffers (data_full 0)"
