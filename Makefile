@@ -42,7 +42,7 @@ IN_CHROOT := $(if $(CHROOT),$(PROJECT)/scripts/chroot run $(KVER))
 
 BUILD    := $(PROJECT)/build/$(KVER)
 MODULE   := $(BUILD)/ib_srpt.ko
-SOURCES  := $(wildcard $(PROJECT)/src/*.c $(PROJECT)/include/*.h)
+SOURCES  := $(wildcard $(PROJECT)/src/*.c $(PROJECT)/src/*.h $(PROJECT)/include/*.h)
 KSOURCES := $(filter-out %_test.c,$(SOURCES))
 # Test-only kernel modules (make testmod): held to the same style.
 TSOURCES := $(wildcard $(PROJECT)/tests/kmod/*/*.c)

@@ -29,7 +29,19 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "srpt.h"
+#include "srpt_channel.h"
+#include "srpt_param.h"
+#include "srpt_device.h"
+#include "srpt_tpg.h"
+#include "srpt_login.h"
+#include "srpt_qp.h"
+#include "srpt_ring.h"
+#include "srpt_data.h"
+#include "srpt_sq.h"
+#include "srpt_lio.h"
+#include "srpt_watch.h"
+#include "srpt_recv.h"
+#include "srpt_chlist.h"
 #include "srpt_compat.h"
 #include "srpt_trace.h"
 
@@ -46,7 +58,7 @@ static void srpt_free_recv_ring(struct srpt_channel *ch)
 	if (!ch->recv_ring)
 		return;
 	/* A detached channel's buffers are unmapped (srpt_ch_detach()). */
-	srpt_free_recv_bufs(ch->detached ? NULL : ch->sport->sdev->ib_dev,
+	srpt_free_recv_bufs(__srpt_ch_detached(ch) ? NULL : ch->sport->sdev->ib_dev,
 			    ch->recv_ring, ch->rq_size);
 	kvfree(ch->recv_ring);
 	ch->recv_ring = NULL;
@@ -131,7 +143,7 @@ static void srpt_free_ioctx_ring(struct srpt_channel *ch)
 
 	if (!ch->ioctx_ring)
 		return;
-	if (!ch->detached)
+	if (!__srpt_ch_detached(ch))
 		srpt_unmap_ioctx_ring(ch, ch->sport->sdev->ib_dev);
 	for (i = 0; i < ch->n_ioctx; i++) {
 		struct srpt_send_ioctx *ioctx = &ch->ioctx_ring[i];

@@ -16,7 +16,11 @@
 #include <rdma/ib_verbs.h>
 #include <target/target_core_base.h>
 
+#include "srpt_chlist.h"
 #include "srpt.h"
+#include "srpt_device.h"
+#include "srpt_tpg.h"
+#include "srpt_qp.h"
 
 static LIST_HEAD(srpt_ch_list);
 

@@ -14,7 +14,12 @@
 #include <linux/module.h>
 #include <rdma/ib_verbs.h>
 
-#include "srpt.h"
+#include "srpt_client.h"
+#include "srpt_device.h"
+#include "srpt_recv.h"
+#include "srpt_chlist.h"
+#include "srpt_cm.h"
+#include "srpt_mad.h"
 
 static struct ib_client srpt_client;
 

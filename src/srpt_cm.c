@@ -25,9 +25,20 @@
 #include <rdma/rdma_cm.h>
 #include <target/target_core_base.h>
 
+#include "srpt_cm.h"
 #include "srpt.h"
+#include "srpt_param.h"
+#include "srpt_device.h"
+#include "srpt_tpg.h"
+#include "srpt_login.h"
+#include "srpt_qp.h"
+#include "srpt_chlist.h"
+#include "srpt_channel.h"
 #include "srpt_compat.h"
 #include "srpt_trace.h"
+
+/* Local ACK timeout of RDMA/CM channels: 4.096 us << 18, about 1 s a try. */
+#define SRPT_ACK_TIMEOUT	18
 
 static struct rdma_cm_id *srpt_rdma_listener;
 static DEFINE_MUTEX(srpt_rdma_listener_mutex);

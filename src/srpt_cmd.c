@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ib_srpt: SCSI commands and task management, and LIO's command callbacks.
+ * ib_srpt: SCSI commands and task management, as they arrive.
  *
  * SRP_CMD:      validate (srpt_cmd_parse), copy the CDB, map the remote
  *               buffers with rdma_rw, repost the receive buffer, submit to
- *               LIO.  Writes: write_pending posts the RDMA READs, their
- *               completion executes the command.  Reads: queue_data_in
- *               (srpt_sq.c, with the other response callback) posts the
- *               RDMA WRITEs chained before the response SEND.
- * SRP_TSK_MGMT: LIO TMR, answered by queue_tm_rsp.
+ *               LIO.  LIO's callbacks (srpt_lio.c) move the data and send
+ *               the response.
+ * SRP_TSK_MGMT: LIO TMR, answered by queue_tm_rsp (srpt_lio.c).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -23,10 +21,15 @@
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
 
-#include "srpt.h"
+#include "srpt_cmd.h"
+#include "srpt_ring.h"
+#include "srpt_data.h"
+#include "srpt_sq.h"
 #include "srpt_proto_cmd.h"
 #include "srpt_compat.h"
 #include "srpt_trace.h"
+
+#define SRPT_MAX_CDB_LEN	(16 + 63 * 4)	/* CDB + largest additional CDB */
 
 /**
  * srpt_unpack_lun() - LIO LUN number of an SRP LUN field
@@ -361,179 +364,3 @@ void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	}
 }
 
-/**
- * srpt_execute_write() - run a command whose data-out is here
- * @ioctx: the command, its data in @sgl
- * @sgl: the data (immediate data or the RDMA READ buffer)
- * @nents: entries in @sgl
- *
- * The one place where the target looks at data before LIO: see
- * srpt_pr_out_refused().
- */
-static void srpt_execute_write(struct srpt_send_ioctx *ioctx,
-			       struct scatterlist *sgl, unsigned int nents)
-{
-	/* Read only as far as sg_pcopy_to_buffer() wrote it. */
-	u8 param[SRPT_PR_OUT_FLAGS_OFFSET + 1] __uninitialized;
-	size_t len = 0;
-
-	/* The CDB's first 16 bytes are in ioctx->cdb, with or without more. */
-	if (unlikely(ioctx->cdb[0] == 0x5f)) {
-		if (sgl)
-			len = sg_pcopy_to_buffer(sgl, nents, param,
-						 sizeof(param), 0);
-		if (srpt_pr_out_refused(ioctx->cdb, param, len)) {
-			pr_warn_ratelimited("%s: tag 0x%llx: PERSISTENT RESERVE OUT with SPEC_I_PT refused\n",
-					    ioctx->ch->sess_name, ioctx->tag);
-			transport_generic_request_failure(&ioctx->cmd,
-							  TCM_INVALID_PARAMETER_LIST);
-			return;
-		}
-	}
-	ioctx->state = SRPT_CMD_EXECUTING;
-	target_execute_cmd(&ioctx->cmd);
-}
-
-/**
- * srpt_rdma_read_done() - the RDMA READs of a write completed
- * @cq: completion queue
- * @wc: completion of the last (signaled) READ
- */
-void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	struct srpt_send_ioctx *ioctx =
-		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
-	struct srpt_channel *ch = ioctx->ch;
-
-	srpt_sq_released(ch, ioctx->n_wr);
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		srpt_wc_error(ch, wc, "RDMA READ", ioctx->tag);
-		transport_generic_request_failure(&ioctx->cmd,
-						  TCM_CHECK_CONDITION_ABORT_CMD);
-		return;
-	}
-	srpt_sync_data(ioctx, true);
-	srpt_execute_write(ioctx, ioctx->data_sgl, ioctx->data_nents);
-}
-
-int srpt_check_stop_free(struct se_cmd *se_cmd)
-{
-	return target_put_sess_cmd(se_cmd);
-}
-
-void srpt_close_session(struct se_session *se_sess)
-{
-	srpt_ch_close(se_sess->fabric_sess_ptr, "session closed by LIO");
-}
-
-/**
- * srpt_write_pending() - LIO wants the data of a write
- * @se_cmd: the command
- *
- * Immediate data is already here; otherwise the RDMA READs are posted and
- * srpt_rdma_read_done() executes the command.  A channel that let go of
- * its device (srpt_ch_detach()) fails the command: its data cannot come
- * any more.
- *
- * Return: 0, -ENOMEM when the send queue is full (LIO retries), or -EIO
- * when the post failed or the channel detached.
- */
-int srpt_write_pending(struct se_cmd *se_cmd)
-{
-	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	struct srpt_channel *ch = ioctx->ch;
-	struct ib_send_wr *first = NULL;
-	int i, ret = 0;
-
-	if (likely(ioctx->recv || !ioctx->n_rw)) {
-		/* The data is here (or there is none): nothing to post. */
-		if (unlikely(READ_ONCE(ch->detached)))
-			return -EIO;
-		srpt_execute_write(ioctx, se_cmd->t_data_sg,
-				   se_cmd->t_data_nents);
-		return 0;
-	}
-	rcu_read_lock();
-	if (srpt_ch_detached(ch)) {
-		ret = -EIO;
-	} else if (!list_empty(&ch->sq_wait) ||
-		   !srpt_sq_reserve(ch, ioctx->n_wr)) {
-		/* Responses waiting for room go first (srpt_sq_kick()). */
-		atomic64_inc(&ch->stats.sq_full);
-		ret = -ENOMEM;
-	} else {
-		for (i = ioctx->n_rw - 1; i >= 0; i--)
-			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
-						ch->sport->port_num,
-						first ? NULL : &ioctx->rdma_cqe,
-						first);
-		srpt_watch_rdma_errors(ioctx, first);
-		ioctx->state = SRPT_CMD_DATA_OUT;
-		if (srpt_post_send(ch, first, "RDMA READs")) {
-			atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
-			/* Not retried: LIO fails it, the channel is closing. */
-			ret = -EIO;
-		}
-	}
-	rcu_read_unlock();
-	return ret;
-}
-
-int srpt_get_cmd_state(struct se_cmd *se_cmd)
-{
-	return srpt_ioctx(se_cmd)->state;
-}
-
-/**
- * srpt_tmf_result() - what a TMR came to, for the protocol layer
- * @response: LIO's TMR_* response
- *
- * Return: SRPT_TMF_RESULT_* (srpt_tmf_rsp_code() maps it to the wire).
- */
-static u8 srpt_tmf_result(u8 response)
-{
-	switch (response) {
-	case TMR_FUNCTION_COMPLETE:
-		return SRPT_TMF_RESULT_COMPLETE;
-	case TMR_TASK_DOES_NOT_EXIST:
-		return SRPT_TMF_RESULT_NO_TASK;
-	case TMR_LUN_DOES_NOT_EXIST:
-		return SRPT_TMF_RESULT_NO_LUN;
-	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
-		return SRPT_TMF_RESULT_NOT_SUPPORTED;
-	case TMR_FUNCTION_REJECTED:
-		return SRPT_TMF_RESULT_REJECTED;
-	default:
-		return SRPT_TMF_RESULT_FAILED;
-	}
-}
-
-/**
- * srpt_queue_tm_rsp() - send the result of a task management function
- * @se_cmd: the TMR
- *
- * LIO does not retry this callback, so the response goes through the
- * driver's own queue (srpt_queue_own()) and waits there if the send queue
- * is full.
- */
-void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
-{
-	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	struct srpt_rsp_args *a = &ioctx->rsp;
-
-	memset(a, 0, sizeof(*a));
-	a->tag = ioctx->tag;
-	a->has_resp_code = true;
-	a->resp_code =
-		srpt_tmf_rsp_code(srpt_tmf_result(se_cmd->se_tmr_req->response));
-	trace_srpt_tmf_rsp(ioctx->ch->id, ioctx->tag, a->resp_code);
-	srpt_queue_own(ioctx);
-}
-
-void srpt_aborted_task(struct se_cmd *se_cmd)
-{
-	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-
-	atomic64_inc(&ioctx->ch->stats.aborted);
-	pr_debug("%s: tag 0x%llx aborted\n", ioctx->ch->sess_name, ioctx->tag);
-}

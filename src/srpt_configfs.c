@@ -32,7 +32,12 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "srpt.h"
+#include "srpt_configfs.h"
+#include "srpt_param.h"
+#include "srpt_device.h"
+#include "srpt_tpg.h"
+#include "srpt_chlist.h"
+#include "srpt_cm.h"
 #include "srpt_compat.h"
 
 /**

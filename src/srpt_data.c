@@ -21,8 +21,19 @@
 #include <target/target_core_backend.h>
 #include <linux/mm.h>
 
-#include "srpt.h"
+#include "srpt_data.h"
 #include "srpt_compat.h"
+
+/* Data buffer pages are allocated in blocks of up to 2^this pages. */
+#define SRPT_CHUNK_ORDER	3
+/*
+ * Pages a channel keeps from finished commands for the next ones: 1 MiB,
+ * eight 128 KiB commands in flight (a fresh page costs the allocator and,
+ * with init_on_alloc, clearing it).
+ */
+#define SRPT_POOL_PAGES		(SZ_1M / PAGE_SIZE)
+/* Contexts srpt_shed_locked() looks at before it sheds the newest. */
+#define SRPT_SHED_LOOK		16
 
 /**
  * __srpt_sync_data() - pass a command's data buffers to the CPU or the HCA
@@ -206,41 +217,6 @@ void srpt_shed_locked(struct srpt_channel *ch)
 }
 
 /**
- * srpt_free_data() - __srpt_free_data(), out of line
- * @ioctx: the command, its RDMA contexts destroyed
- *
- * For the paths that are not run per command (a detached channel's
- * release); the per-command release inlines __srpt_unmap_data().
- */
-void srpt_free_data(struct srpt_send_ioctx *ioctx)
-{
-	__srpt_free_data(ioctx);
-}
-
-/**
- * srpt_unmap_rw() - __srpt_unmap_rw(), out of line
- * @ioctx: the command; its channel's QP still exists
- *
- * For the paths that are not run per command (channel detach and
- * release).
- */
-void srpt_unmap_rw(struct srpt_send_ioctx *ioctx)
-{
-	__srpt_unmap_rw(ioctx);
-}
-
-/**
- * srpt_unmap_data() - __srpt_unmap_data(), out of line
- * @ioctx: the command
- *
- * For the error paths of a command and srpt_unget_ioctx().
- */
-void srpt_unmap_data(struct srpt_send_ioctx *ioctx)
-{
-	__srpt_unmap_data(ioctx);
-}
-
-/**
  * srpt_alloc_pages() - a data buffer of @len bytes, one page per entry
  * @ch: the channel whose pool is used first
  * @len: bytes, more than zero
@@ -374,7 +350,7 @@ static bool srpt_charge_one(atomic_long_t *held, u32 len, unsigned long max)
  * ch->max_data_held bytes (max_channel_data), the channels of one
  * initiator in the portal group max_initiator_data_mb, the group's
  * channels max_tpg_data_mb, all channels the module's max_data_mb.  The
- * bytes go back in __srpt_free_data().
+ * bytes go back in srpt_free_data().
  *
  * Return: 0; -ENOSPC when the channel's own bound is reached (the command
  * waits until one of the channel's commands gives data back); -EBUSY when

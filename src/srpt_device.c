@@ -20,7 +20,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
 
-#include "srpt.h"
+#include "srpt_device.h"
+#include "srpt_param.h"
 
 /* All devices; the mutex also serializes add/remove against lookups. */
 static LIST_HEAD(srpt_dev_list);

@@ -13,7 +13,10 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "srpt.h"
+#include "srpt_fabric.h"
+#include "srpt_tpg.h"
+#include "srpt_lio.h"
+#include "srpt_configfs.h"
 #include "srpt_compat.h"
 
 /**

@@ -6,7 +6,7 @@
  * no printing: built both into the kernel module and into the userspace
  * unit tests.
  */
-#include "srpt_proto.h"
+#include "srpt_login.h"
 
 /**
  * srpt_login_parse() - normalize an SRP_LOGIN_REQ from either layout

@@ -19,7 +19,10 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
-#include "srpt.h"
+#include "srpt_mad.h"
+#include "srpt_param.h"
+#include "srpt_device.h"
+#include "srpt_tpg.h"
 #include "srpt_dm.h"
 
 #ifndef SRPT_VERSION

@@ -13,7 +13,12 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "srpt.h"
+#include "srpt_param.h"
+#include "srpt_qp.h"
+#include "srpt_ring.h"
+#include "srpt_cm.h"
+#include "srpt_client.h"
+#include "srpt_fabric.h"
 
 /**
  * srpt_init_module() - load the driver

@@ -6,7 +6,7 @@
  * the userspace unit tests, so it parses by hand instead of relying on
  * inet_pton(), sscanf() or kstrto*().
  */
-#include "srpt_proto.h"
+#include "srpt_names.h"
 
 static int srpt_hex_val(char c)
 {

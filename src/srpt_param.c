@@ -19,7 +19,7 @@
 #include <linux/mm.h>
 #include <linux/seq_file.h>
 
-#include "srpt.h"
+#include "srpt_param.h"
 
 unsigned int srpt_max_req_size = SRPT_DEF_REQ_SIZE;
 

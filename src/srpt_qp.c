@@ -16,7 +16,9 @@
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
+#include "srpt_qp.h"
 #include "srpt.h"
+#include "srpt_device.h"
 #include "srpt_trace.h"
 
 /*

@@ -23,7 +23,13 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "srpt.h"
+#include "srpt_recv.h"
+#include "srpt_param.h"
+#include "srpt_device.h"
+#include "srpt_qp.h"
+#include "srpt_ring.h"
+#include "srpt_sq.h"
+#include "srpt_cmd.h"
 #include "srpt_compat.h"
 #include "srpt_trace.h"
 

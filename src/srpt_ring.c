@@ -14,7 +14,8 @@
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
-#include "srpt.h"
+#include "srpt_ring.h"
+#include "srpt_qp.h"
 
 /* Receive buffers of srpt_max_req_size bytes, for every channel. */
 static struct kmem_cache *srpt_recv_cache;

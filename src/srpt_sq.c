@@ -14,8 +14,9 @@
  * callbacks never return -ENOMEM.  The keepalive probe has a send queue
  * entry of its own (srpt_watch.c).
  *
- * LIO's response callbacks (queue_data_in, queue_status) are here too, so
- * that a command's response is built and posted in one function.
+ * Taking and returning a context and posting a response are inline
+ * (srpt_sq.h): LIO's callbacks (srpt_lio.c) and the receive path run
+ * them for every command without a call.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -28,38 +29,12 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "srpt.h"
-#include "srpt_compat.h"
-#include "srpt_trace.h"
+#include "srpt_sq.h"
+#include "srpt_qp.h"
 
-static void srpt_send_cred_req(struct srpt_send_ioctx *ioctx);
-
-/**
- * srpt_take_credits() - credits to return in the next response
- * @ch: channel
- *
- * Return: the receive buffers reposted since the last response.
- */
-static s32 srpt_take_credits(struct srpt_channel *ch)
-{
-	s32 delta = atomic_xchg(&ch->req_lim_delta, 0);
-
-	/* Before the response goes out: the initiator may use them at once. */
-	if (delta)
-		atomic_add(delta, &ch->req_lim);
-	return delta;
-}
-
-/**
- * srpt_undo_credits() - a response carrying credits could not be posted
- * @ch: channel
- * @delta: the credits it carried
- */
-static void srpt_undo_credits(struct srpt_channel *ch, s32 delta)
-{
-	atomic_add(delta, &ch->req_lim_delta);
-	atomic_sub(delta, &ch->req_lim);
-}
+#define SRPT_FIXED_SENSE_LEN	18	/* fixed-format sense data */
+/* Tags of the target's SRP_CRED_REQs: this prefix, then the context index. */
+#define SRPT_CRED_REQ_TAG	0x5352505443520000ULL
 
 /**
  * srpt_get_ioctx() - take a free command context
@@ -82,28 +57,6 @@ struct srpt_send_ioctx *srpt_get_ioctx(struct srpt_channel *ch)
 }
 
 /**
- * srpt_free_ioctx_locked() - a context back on the free list
- * @ioctx: the context, busy until now
- *
- * Wakes a closing channel's release when the last busy context comes back.
- * Caller holds ch->lock.
- */
-static __always_inline void
-srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
-{
-	struct srpt_channel *ch = ioctx->ch;
-
-	lockdep_assert_held(&ch->lock);
-	ioctx->state = SRPT_CMD_FREE;
-	list_add(&ioctx->free_entry, &ch->free_list);
-	if (unlikely(atomic_read(&ch->kept_pages) > SRPT_KEPT_PAGES))
-		srpt_shed_locked(ch);
-	ch->n_busy--;
-	if (!ch->n_busy && ch->state != SRPT_CH_LIVE)
-		wake_up(&ch->idle_wq);
-}
-
-/**
  * srpt_put_detached() - give back the buffers of a detached channel's
  * request
  * @ioctx: the request, finished
@@ -115,7 +68,7 @@ srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
  * channel's own, freed with the channel (SRQ channels never negotiate
  * immediate data, so no command holds an SRQ buffer).
  */
-static void srpt_put_detached(struct srpt_send_ioctx *ioctx)
+void srpt_put_detached(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	unsigned long flags;
@@ -125,85 +78,6 @@ static void srpt_put_detached(struct srpt_send_ioctx *ioctx)
 	ioctx->recv = NULL;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	srpt_free_data(ioctx);
-}
-
-/**
- * __srpt_put_ioctx() - return a command context to the free list
- * @ioctx: the context
- *
- * Gives back an immediate-data receive buffer still held (aborted command)
- * and lets requests waiting for a context go on.  When the last busy
- * context of a live channel was a request that got no response (aborted),
- * no response is left to carry the credits its buffer freed: the context
- * is reused at once for an SRP_CRED_REQ that returns them.
- *
- * The last busy context of a closing channel wakes the release work, which
- * then frees the channel: nothing here touches @ch after the lock is
- * dropped.
- */
-static __always_inline void __srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
-{
-	struct srpt_channel *ch = ioctx->ch;
-	bool no_rsp = !ioctx->responded;
-	unsigned long flags;
-	bool live, cred, detached = false;
-
-	/* Requests without data or immediate data (TMFs, errors) skip this. */
-	if (ioctx->rw || ioctx->data_sgl || ioctx->recv ||
-	    ioctx->charged || ioctx->rdma_sg) {
-		rcu_read_lock();
-		detached = srpt_ch_detached(ch);
-		if (likely(!detached)) {
-			__srpt_unmap_data(ioctx);
-			if (ioctx->recv) {
-				__srpt_repost_recv(ch, ioctx->recv);
-				ioctx->recv = NULL;
-			}
-		}
-		rcu_read_unlock();
-		if (detached)
-			srpt_put_detached(ioctx);
-	}
-	if (unlikely(ioctx->cdb_ext)) {
-		kfree(ioctx->cdb_ext);
-		ioctx->cdb_ext = NULL;
-	}
-	spin_lock_irqsave(&ch->lock, flags);
-	live = ch->state == SRPT_CH_LIVE;
-	cred = no_rsp && live && ch->n_busy == 1 &&
-	       atomic_read(&ch->req_lim_delta) > 0 &&
-	       list_empty(&ch->wait_list);
-	if (!cred) {
-		srpt_free_ioctx_locked(ioctx);
-		if (live && !list_empty(&ch->wait_list))
-			queue_work(srpt_system_wq, &ch->wait_work);
-	}
-	spin_unlock_irqrestore(&ch->lock, flags);
-	if (cred)
-		srpt_send_cred_req(ioctx);
-}
-
-/**
- * srpt_put_ioctx() - __srpt_put_ioctx(), for requests LIO does not own
- * @ioctx: the context
- */
-void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
-{
-	__srpt_put_ioctx(ioctx);
-}
-
-/**
- * srpt_release_cmd() - LIO is done with a command
- * @se_cmd: the command
- *
- * The release of every command: the context goes back at once.
- */
-void srpt_release_cmd(struct se_cmd *se_cmd)
-{
-	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-
-	ioctx->in_lio = false;
-	__srpt_put_ioctx(ioctx);
 }
 
 /**
@@ -299,136 +173,6 @@ void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
 }
 
 /**
- * srpt_build_and_post() - build and post a response, after any RDMA WRITEs
- * @ioctx: the request
- * @a: response fields, req_lim_delta filled in here; NULL for status GOOD
- *	without sense data or residual (srpt_build_rsp_good())
- * @with_data: chain the command's RDMA WRITEs in front of the SEND
- * @n: send queue entries already reserved for all of it
- *
- * The IU is an SRP_RSP, or an SRP_CRED_REQ if @ioctx->cred_req is set, or
- * an SRP_T_LOGOUT if @ioctx->t_logout is.  An SRP_RSP or SRP_CRED_REQ
- * carries every credit freed so far.
- *
- * Called by srpt_post_reserved() with the device in use.
- *
- * Return: 0, or -EIO when the post failed (see srpt_post_send()): then
- * the entries and the credits are given back and nothing was posted.
- */
-static __always_inline int
-srpt_build_and_post(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
-		    bool with_data, unsigned int n)
-{
-	struct srpt_channel *ch = ioctx->ch;
-	struct ib_send_wr *first = &ioctx->rsp_wr;
-	s32 delta = ioctx->t_logout ? 0 : srpt_take_credits(ch);
-	size_t len;
-	int i, ret;
-
-	if (likely(!a)) {
-		len = srpt_build_rsp_good(ioctx->rsp_buf, ioctx->tag, delta);
-	} else {
-		a->req_lim_delta = delta;
-		if (unlikely(ioctx->t_logout))
-			len = srpt_build_t_logout(ioctx->rsp_buf,
-						  ch->max_ti_iu_len, ioctx->tag,
-						  ch->t_logout_reason);
-		else if (unlikely(ioctx->cred_req))
-			len = srpt_build_cred_req(ioctx->rsp_buf,
-						  ch->max_ti_iu_len, ioctx->tag,
-						  delta);
-		else
-			len = srpt_build_rsp(ioctx->rsp_buf, ch->max_ti_iu_len,
-					     a);
-	}
-	if (!ch->virt_dma)
-		ib_dma_sync_single_for_device(ch->sport->sdev->ib_dev,
-					      ioctx->rsp_dma, len,
-					      DMA_TO_DEVICE);
-
-	/* The rest of the SEND was set up with the context. */
-	ioctx->rsp_sge.length = len;
-	ioctx->rsp_wr.next = NULL;
-
-	if (with_data) {
-		for (i = ioctx->n_rw - 1; i >= 0; i--)
-			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
-						ch->sport->port_num, NULL,
-						first);
-		srpt_watch_rdma_errors(ioctx, first);
-	}
-
-	ioctx->rsp_wrs = n;
-	ioctx->state = SRPT_CMD_RSP_SENT;
-	ioctx->responded = true;
-	trace_srpt_rsp(ch->id, ioctx->tag, ioctx->cred_req, a ? a->status : 0,
-		       delta, n);
-	ret = srpt_post_send(ch, first, "a response");
-	if (ret) {
-		atomic_add(n, &ch->sq_wr_avail);
-		ioctx->rsp_wrs = 0;
-		ioctx->responded = false;
-		srpt_undo_credits(ch, delta);
-		ret = -EIO;
-	}
-	return ret;
-}
-
-/**
- * srpt_post_reserved() - post a response unless the channel detached
- * @ioctx: the request
- * @a: response fields, see srpt_build_and_post()
- * @with_data: chain the command's RDMA WRITEs in front of the SEND
- * @n: send queue entries already reserved for all of it
- *
- * Return: 0, or -EIO when nothing was posted (failed post, or the channel
- * let go of its device): the entries are given back then.
- */
-static __always_inline int
-srpt_post_reserved(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
-		   bool with_data, unsigned int n)
-{
-	int ret;
-
-	rcu_read_lock();
-	if (srpt_ch_detached(ioctx->ch)) {
-		atomic_add(n, &ioctx->ch->sq_wr_avail);
-		ret = -EIO;
-	} else {
-		ret = srpt_build_and_post(ioctx, a, with_data, n);
-	}
-	rcu_read_unlock();
-	return ret;
-}
-
-/**
- * srpt_post_rsp() - post the response of a command LIO completed
- * @ioctx: the command
- * @a: response fields, see srpt_build_and_post()
- * @with_data: chain the command's RDMA WRITEs in front of the SEND
- *
- * The common case is one reservation and one post.  A response that finds
- * others waiting, or not enough entries, waits behind them on the sq_wait
- * list (srpt_sq_wait()): it never overtakes one that waits already, which
- * could otherwise starve (a large one, for ever).
- *
- * Return: 0 (posted, or queued), or -EIO when the post failed or the
- * channel detached (nothing posted, see srpt_post_reserved()).
- */
-static __always_inline int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
-					 struct srpt_rsp_args *a,
-					 bool with_data)
-{
-	struct srpt_channel *ch = ioctx->ch;
-	unsigned int n = 1 + (with_data ? ioctx->n_wr : 0);
-
-	if (likely(list_empty(&ch->sq_wait) && srpt_sq_reserve(ch, n)))
-		return srpt_post_reserved(ioctx, a, with_data, n);
-	srpt_sq_wait(ioctx, n, true, with_data);
-	return 0;
-}
-
-/**
  * srpt_rsp_from_cmd() - response fields of a finished SCSI command
  * @ioctx: the command
  * @a: receives the fields
@@ -436,8 +180,8 @@ static __always_inline int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
  * Return: @a, or NULL for status GOOD without sense data or residual
  * (the short form, srpt_build_rsp_good()).
  */
-static struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
-					       struct srpt_rsp_args *a)
+struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
+					struct srpt_rsp_args *a)
 {
 	struct se_cmd *cmd = &ioctx->cmd;
 
@@ -465,82 +209,6 @@ static struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
 }
 
 /**
- * srpt_rsp_posted() - finish posting a LIO response
- * @ioctx: the command
- * @ret: what srpt_post_rsp() or srpt_post_reserved() returned
- *
- * After a failed post (the channel is then closing: see srpt_post_send())
- * or on a detached channel no completion will come for the command, so the
- * reference the completion would have dropped is dropped here.
- *
- * Return: 0 (posted, queued or given up).
- */
-static int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
-{
-	if (unlikely(ret))
-		target_put_sess_cmd(&ioctx->cmd);
-	return 0;
-}
-
-/**
- * srpt_queue_data_in() - send the data and the status of a read
- * @se_cmd: the command
- *
- * LIO calls this once per command: it is never asked to retry (a full send
- * queue queues the response), so the tail of the buffer is zeroed and the
- * buffer synced for the device once, before the response is posted or
- * queued.
- *
- * Return: 0.
- */
-int srpt_queue_data_in(struct se_cmd *se_cmd)
-{
-	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
-	struct srpt_rsp_args a __uninitialized;
-	int ret;
-
-	if (unlikely(srpt_data_unfilled(ioctx)))
-		srpt_zero_tail(ioctx, 0);
-	else if (unlikely(ioctx->data_sgl &&
-			  se_cmd->data_length < ioctx->data_len))
-		srpt_zero_tail(ioctx, se_cmd->data_length);
-	srpt_sync_data(ioctx, false);
-	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a),
-			    ioctx->n_rw > 0);
-	return srpt_rsp_posted(ioctx, ret);
-}
-
-/**
- * srpt_queue_status() - send the status of a command
- * @se_cmd: the command
- *
- * An immediate-data buffer is reposted first, so that the credit it frees
- * travels in this response.  LIO also sends the CHECK CONDITION of a failed
- * LUN lookup with this, and ignores what it returns there.
- *
- * Return: 0.
- */
-int srpt_queue_status(struct se_cmd *se_cmd)
-{
-	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
-	struct srpt_rsp_args a __uninitialized;
-	int ret;
-
-	if (ioctx->recv) {
-		rcu_read_lock();
-		if (!srpt_ch_detached(ioctx->ch)) {
-			__srpt_repost_recv(ioctx->ch, ioctx->recv);
-			ioctx->recv = NULL;
-		}
-		rcu_read_unlock();
-	}
-	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a), false);
-	return srpt_rsp_posted(ioctx, ret);
-}
-
-/**
  * srpt_post_waiting() - post a response that has its send queue entries now
  * @ioctx: the request, @ioctx->sq_need entries reserved for it
  *
@@ -558,8 +226,8 @@ static void srpt_post_waiting(struct srpt_send_ioctx *ioctx)
 	if (!srpt_post_reserved(ioctx, lio ? srpt_rsp_from_cmd(ioctx, &a) :
 				&ioctx->rsp, ioctx->sq_data, ioctx->sq_need))
 		return;
-	if (lio)
-		srpt_rsp_posted(ioctx, -EIO);
+	if (lio)	/* the reference its completion would have dropped */
+		target_put_sess_cmd(&ioctx->cmd);
 	else
 		srpt_ioctx_done(ioctx);
 }
@@ -655,7 +323,7 @@ noinline void srpt_sq_wait(struct srpt_send_ioctx *ioctx, unsigned int n,
  * @ioctx: a context of the channel, still counted as busy, that carries
  *	the SRP_CRED_REQ
  */
-static void srpt_send_cred_req(struct srpt_send_ioctx *ioctx)
+void srpt_send_cred_req(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_channel *ch = ioctx->ch;
 

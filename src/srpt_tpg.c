@@ -15,7 +15,10 @@
 #include <linux/refcount.h>
 #include <target/target_core_base.h>
 
-#include "srpt.h"
+#include "srpt_tpg.h"
+#include "srpt_proto_wire.h"
+#include "srpt_param.h"
+#include "srpt_device.h"
 
 /*
  * Target ports and their portal groups, for logins to search.  The mutex

@@ -7,7 +7,5 @@
  * ``echo 1 > /sys/kernel/tracing/events/ib_srpt/enable``.
  */
 
-#include "srpt.h"
-
 #define CREATE_TRACE_POINTS
 #include "srpt_trace.h"

@@ -22,7 +22,12 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
-#include "srpt.h"
+#include "srpt_watch.h"
+#include "srpt_param.h"
+#include "srpt_device.h"
+#include "srpt_tpg.h"
+#include "srpt_qp.h"
+#include "srpt_sq.h"
 #include "srpt_compat.h"
 #include "srpt_trace.h"
 

@@ -3,7 +3,7 @@
 #ifndef SRPT_NAME_FORMAT_H
 #define SRPT_NAME_FORMAT_H
 
-#include "srpt_proto.h"
+#include "srpt_names.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "srpt_proto.h"
+#include "srpt_login.h"
 #include "test_util.h"
 
 using namespace srpt_test;

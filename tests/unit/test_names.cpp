@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "srpt_proto.h"
+#include "srpt_names.h"
 #include "srpt_name_format.h"
 
 namespace {

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ib_srpt: receive buffers, their posting and reposting (srpt_ring.c).
+ * Reposting a buffer frees a credit; it is inline, as every request
+ * reposts its buffer.
+ */
+#ifndef SRPT_RING_H
+#define SRPT_RING_H
+
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+#include "srpt.h"
+#include "srpt_param.h"
+#include "srpt_device.h"
+
+#define SRPT_IMM_ALIGN		512	/* alignment of immediate data */
+
+/**
+ * struct srpt_recv_ioctx - a receive buffer
+ * @cqe:	completion entry, done = srpt_recv_done()
+ * @ch:		channel whose receive ring holds the buffer; for an SRQ
+ *		buffer, the channel that received into it last
+ * @sdev:	device whose SRQ the buffer belongs to, or NULL
+ * @buf:	where IUs are received, srpt_max_req_size bytes; @pad bytes
+ *		into the allocated (512-byte aligned) object
+ * @dma:	DMA address of @buf
+ * @mapped:	@dma is mapped (until the buffer's device goes)
+ * @pad:	offset of @buf in its object: puts a channel's immediate data
+ *		on a 512-byte boundary, as block devices want their buffers
+ * @byte_len:	bytes received
+ * @wait_entry:	entry in the channel's wait list while no command context
+ *		is free
+ * @sge:	the buffer as the receive request's one entry
+ * @wr:		the receive request, set up once (srpt_alloc_recv_bufs())
+ */
+struct srpt_recv_ioctx {
+	struct ib_cqe		cqe;
+	struct srpt_channel	*ch;
+	struct srpt_device	*sdev;
+	void			*buf;
+	u64			dma;
+	bool			mapped;
+	u32			byte_len;
+	u32			pad;
+	struct list_head	wait_entry;
+	struct ib_sge		sge;
+	struct ib_recv_wr	wr;
+};
+
+/**
+ * srpt_opcode_uses_credit() - does a request IU spend one of the
+ * initiator's credits?
+ * @opcode: the IU's first byte
+ *
+ * SRP_CRED_RSP and SRP_AER_RSP answer the target's own requests and are
+ * not counted against req_lim; everything else is.
+ *
+ * Return: true if the IU spends a credit.
+ */
+static inline bool srpt_opcode_uses_credit(u8 opcode)
+{
+	return opcode != SRPT_OP_CRED_RSP && opcode != SRPT_OP_AER_RSP;
+}
+
+void srpt_free_recv_bufs(struct ib_device *ib_dev, struct srpt_recv_ioctx *ring,
+			 u32 n);
+void srpt_unmap_recv_bufs(struct ib_device *ib_dev,
+			  struct srpt_recv_ioctx *ring, u32 n);
+int srpt_alloc_recv_bufs(struct ib_pd *pd, struct srpt_recv_ioctx *ring,
+			 u32 n, u32 pad,
+			 void (*done)(struct ib_cq *cq, struct ib_wc *wc));
+void srpt_repost_failed(struct srpt_channel *ch, int ret);
+
+/**
+ * srpt_post_recv() - post one receive buffer
+ * @ch: channel owning the buffer (unused, may be NULL, for SRQ buffers)
+ * @r: the buffer; SRQ buffers go to their device's SRQ
+ *
+ * The buffer goes back to the device first: the CPU has read it since the
+ * last receive (srpt_recv_done() synced it for the CPU).  Inline: every
+ * request reposts its buffer.
+ *
+ * Return: 0 or the errno of ib_post_recv()/ib_post_srq_recv().
+ */
+static __always_inline int srpt_post_recv(struct srpt_channel *ch,
+					  struct srpt_recv_ioctx *r)
+{
+	struct srpt_device *sdev = r->sdev;
+
+	if (sdev) {
+		ib_dma_sync_single_for_device(sdev->ib_dev, r->dma,
+					      srpt_max_req_size,
+					      DMA_FROM_DEVICE);
+		return ib_post_srq_recv(sdev->srq, &r->wr, NULL);
+	}
+	if (!ch->virt_dma)
+		ib_dma_sync_single_for_device(ch->sport->sdev->ib_dev, r->dma,
+					      srpt_max_req_size,
+					      DMA_FROM_DEVICE);
+	return ib_post_recv(ch->qp, &r->wr, NULL);
+}
+
+/**
+ * srpt_iu_uses_credit() - does a received IU spend one of the initiator's
+ * credits?
+ * @r: the receive buffer, byte_len set
+ *
+ * Return: true if the IU spends a credit (srpt_opcode_uses_credit()).
+ */
+static inline bool srpt_iu_uses_credit(const struct srpt_recv_ioctx *r)
+{
+	return srpt_opcode_uses_credit(r->byte_len ? *(u8 *)r->buf : 0xff);
+}
+
+/**
+ * __srpt_repost_recv() - give a receive buffer back, which frees a credit
+ * @ch: channel, attached to its device: the caller is in the receive path
+ *	(which ends before the channel can detach, see srpt_ch_detach()) or
+ *	checked srpt_ch_detached() in the same RCU read-side section
+ * @r: the buffer
+ *
+ * A channel's own buffer is not posted once the channel is closing (it
+ * stays idle until the ring is freed); an SRQ buffer always goes back to
+ * the SRQ, which other channels share.  The buffer's IU must still be in
+ * it: its opcode says whether reposting returns a credit.
+ */
+static __always_inline void __srpt_repost_recv(struct srpt_channel *ch,
+					       struct srpt_recv_ioctx *r)
+{
+	bool live = READ_ONCE(ch->state) < SRPT_CH_DISCONNECTING;
+	/* Before the post: the next IU may land in the buffer at once. */
+	bool credit = live && srpt_iu_uses_credit(r);
+	int ret;
+
+	if (!live && !r->sdev)
+		return;
+	ret = srpt_post_recv(ch, r);
+	if (unlikely(ret))
+		srpt_repost_failed(ch, ret);
+	else if (credit)
+		atomic_inc(&ch->req_lim_delta);
+}
+
+void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);
+int srpt_ring_init(void);
+void srpt_ring_exit(void);
+
+#endif /* SRPT_RING_H */
