@@ -15,6 +15,7 @@
 #                                     per I/O (scripts/bench --insn)
 #   make debug-kernel                 the module for scripts/debug-kernel's
 #                                     kernel (built first if not cached)
+#   make layers-obj [KVER=...] SRPT_LAYERS=aux|obj  for scripts/check-layers
 #   make testmod [KVER=...] [W=1] [C=1]  test-only modules (tests/kmod/)
 #                                     into build/$KVER/kmod/, never installed
 #   make clean
@@ -167,6 +168,18 @@ bench-insn:
 debug-kernel:
 	dk=$$($(PROJECT)/scripts/debug-kernel | tail -n 1) && \
 		$(MAKE) -C $(PROJECT) KDIR=$$dk/build
+
+# The object of the headers' inline functions for scripts/check-layers:
+# build/$KVER/layers/srpt_headers.o from the srpt_headers.c the script
+# writes, compiled with the module's flags (SRPT_LAYERS=aux lists the
+# functions, SRPT_LAYERS=obj compiles them; see Kbuild).
+.PHONY: layers-obj
+layers-obj: check-kdir
+	@mkdir -p $(BUILD)/layers
+	@cp -rsf $(PROJECT)/src $(PROJECT)/include $(PROJECT)/Kbuild \
+		$(PROJECT)/dkms.conf $(BUILD)/
+	$(IN_CHROOT) $(MAKE) -C $(KDIR) M=$(BUILD) SRPT_LAYERS=$(SRPT_LAYERS) \
+		layers/srpt_headers.o
 
 # Test-only kernel modules (tests/kmod/): built like ib_srpt.ko, into
 # build/$KVER/kmod/<name>/, never installed; the guest suite loads them by
