@@ -3,8 +3,8 @@
  * ib_srpt: the LIO fabric template.
  *
  * The portal-group callbacks are here; the configfs objects are created in
- * srpt_configfs.c and the per-command callbacks live with the I/O path in
- * srpt_cmd.c.
+ * srpt_configfs.c and the per-command callbacks are LIO's side of a command
+ * in srpt_lio.c.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -5,7 +5,8 @@
  * Every parameter is checked by its own set function, so a bad value given
  * to modprobe/insmod makes the load fail with a one-line reason in the
  * kernel log.  Other files read them through the getters declared in
- * srpt.h; the debugfs fault-injection knob used by the tests is here too.
+ * srpt_param.h; the debugfs fault-injection knob used by the tests is here
+ * too.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
