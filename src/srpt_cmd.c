@@ -109,6 +109,30 @@ static noinline void srpt_cmd_refuse(struct srpt_channel *ch,
 }
 
 /**
+ * srpt_cmd_unmapped() - answer a command whose data cannot be set up
+ * @ch: channel
+ * @r: receive buffer holding the IU
+ * @ioctx: the command, its data mapped or not
+ * @tag: the command's tag
+ * @status: SCSI status
+ * @key: sense key (0 for none)
+ * @asc: additional sense code
+ *
+ * The data is given back and the receive buffer reposted before the
+ * answer, which then carries the buffer's credit.  Out of line: the
+ * per-command path inlines both, once is enough for the refusals.
+ */
+static noinline void srpt_cmd_unmapped(struct srpt_channel *ch,
+				       struct srpt_recv_ioctx *r,
+				       struct srpt_send_ioctx *ioctx, u64 tag,
+				       u8 status, u8 key, u8 asc)
+{
+	srpt_unmap_data(ioctx);
+	__srpt_repost_recv(ch, r);
+	srpt_send_error_rsp(ioctx, tag, status, key, asc, 0x00, -1);
+}
+
+/**
  * srpt_cmd_map() - set up the data transfers of a command with descriptors
  * @ch: channel
  * @r: receive buffer holding the IU
@@ -141,18 +165,14 @@ static int srpt_cmd_map(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		atomic64_inc(&ch->stats.data_busy);
 		pr_info_ratelimited("%s: tag 0x%llx: the data buffers of the initiator, the portal group or the module are at their bound: TASK SET FULL\n",
 				    ch->sess_name, ci->tag);
-		srpt_unmap_data(ioctx);
-		__srpt_repost_recv(ch, r);
-		srpt_send_error_rsp(ioctx, ci->tag, SAM_STAT_TASK_SET_FULL, 0, 0,
-				    0, -1);
+		srpt_cmd_unmapped(ch, r, ioctx, ci->tag, SAM_STAT_TASK_SET_FULL,
+				  0, 0);
 		return 1;
 	}
 	if (unlikely(ret)) {
 		pr_warn_ratelimited("%s: mapping %u bytes for tag 0x%llx failed (%d)\n",
 				    ch->sess_name, ci->data_len, ci->tag, ret);
-		srpt_unmap_data(ioctx);
-		__srpt_repost_recv(ch, r);
-		srpt_send_error_rsp(ioctx, ci->tag, SAM_STAT_BUSY, 0, 0, 0, -1);
+		srpt_cmd_unmapped(ch, r, ioctx, ci->tag, SAM_STAT_BUSY, 0, 0);
 		return 1;
 	}
 	/*
@@ -163,10 +183,8 @@ static int srpt_cmd_map(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		pr_warn_ratelimited("%s: tag 0x%llx: %u bytes need %u RDMA requests, more than the send queue holds (%u)\n",
 				    ch->sess_name, ci->tag, ci->data_len,
 				    ioctx->n_wr, ch->sq_size + ch->sq_extra);
-		srpt_unmap_data(ioctx);
-		__srpt_repost_recv(ch, r);
-		srpt_send_error_rsp(ioctx, ci->tag, SAM_STAT_CHECK_CONDITION,
-				    ILLEGAL_REQUEST, 0x24, 0x00, -1);
+		srpt_cmd_unmapped(ch, r, ioctx, ci->tag,
+				  SAM_STAT_CHECK_CONDITION, ILLEGAL_REQUEST, 0x24);
 		return 1;
 	}
 	/*
