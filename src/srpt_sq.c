@@ -153,26 +153,6 @@ void srpt_wc_error(struct srpt_channel *ch, const struct ib_wc *wc,
 }
 
 /**
- * srpt_watch_rdma_errors() - route the error completions of RDMA requests
- * @ioctx: the command
- * @first: its chain of work requests
- *
- * rdma_rw leaves every request but the last of a chain without a
- * completion entry, and unsignaled: the CQ layer drops the error
- * completion of such a request (it calls only wr_cqe->done), so a failed
- * RDMA WRITE (bad rkey, initiator gone) went unseen and the channel stayed
- * live with its QP in error.  Those requests get srpt_rdma_err_done()
- * (still unsignaled: it runs only for an error).
- */
-void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
-			    struct ib_send_wr *first)
-{
-	for (; first; first = first->next)
-		if (!first->wr_cqe)
-			first->wr_cqe = &ioctx->rdma_err_cqe;
-}
-
-/**
  * srpt_rsp_from_cmd() - response fields of a finished SCSI command
  * @ioctx: the command
  * @a: receives the fields
@@ -316,6 +296,20 @@ noinline void srpt_sq_wait(struct srpt_send_ioctx *ioctx, unsigned int n,
 	}
 	atomic64_inc(&ch->stats.sq_full);
 	srpt_sq_kick(ch);
+}
+
+/**
+ * srpt_queue_own() - send a response LIO cannot retry for us
+ * @ioctx: the request, @ioctx->rsp filled in
+ *
+ * TMF results, answers to requests LIO never saw and SRP_CRED_REQs are
+ * never dropped: when the send queue is full they wait, in order with
+ * LIO's responses, on the channel's sq_wait list until a completion makes
+ * room (srpt_sq_wait()).
+ */
+void srpt_queue_own(struct srpt_send_ioctx *ioctx)
+{
+	srpt_sq_wait(ioctx, 1, false, false);
 }
 
 /**

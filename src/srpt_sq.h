@@ -26,14 +26,13 @@ void srpt_send_cred_req(struct srpt_send_ioctx *ioctx);
 void srpt_post_send_failed(struct srpt_channel *ch, const char *what, int ret);
 void srpt_wc_error(struct srpt_channel *ch, const struct ib_wc *wc,
 		   const char *what, u64 tag);
-void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
-			    struct ib_send_wr *first);
 struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
 					struct srpt_rsp_args *a);
 void srpt_sq_kick(struct srpt_channel *ch);
 void srpt_sq_released(struct srpt_channel *ch, unsigned int n);
 void srpt_sq_wait(struct srpt_send_ioctx *ioctx, unsigned int n, bool lio,
 		  bool with_data);
+void srpt_queue_own(struct srpt_send_ioctx *ioctx);
 void srpt_t_logout(struct srpt_channel *ch, u32 reason);
 void srpt_send_error_rsp(struct srpt_send_ioctx *ioctx, u64 tag, u8 status,
 			 u8 key, u8 asc, u8 ascq, int tmf_code);
@@ -244,6 +243,27 @@ static inline void srpt_undo_credits(struct srpt_channel *ch, s32 delta)
 }
 
 /**
+ * srpt_watch_rdma_errors() - route the error completions of RDMA requests
+ * @ioctx: the command
+ * @first: its chain of work requests
+ *
+ * rdma_rw leaves every request but the last of a chain without a
+ * completion entry, and unsignaled: the CQ layer drops the error
+ * completion of such a request (it calls only wr_cqe->done), so a failed
+ * RDMA WRITE (bad rkey, initiator gone) went unseen and the channel stayed
+ * live with its QP in error.  Those requests get srpt_rdma_err_done()
+ * (still unsignaled: it runs only for an error).  Inline: every command
+ * with data runs it.
+ */
+static inline void srpt_watch_rdma_errors(struct srpt_send_ioctx *ioctx,
+					  struct ib_send_wr *first)
+{
+	for (; first; first = first->next)
+		if (!first->wr_cqe)
+			first->wr_cqe = &ioctx->rdma_err_cqe;
+}
+
+/**
  * srpt_build_and_post() - build and post a response, after any RDMA WRITEs
  * @ioctx: the request
  * @a: response fields, req_lim_delta filled in here; NULL for status GOOD
@@ -371,20 +391,6 @@ static __always_inline int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
 		return srpt_post_reserved(ioctx, a, with_data, n);
 	srpt_sq_wait(ioctx, n, true, with_data);
 	return 0;
-}
-
-/**
- * srpt_queue_own() - send a response LIO cannot retry for us
- * @ioctx: the request, @ioctx->rsp filled in
- *
- * TMF results, answers to requests LIO never saw and SRP_CRED_REQs are
- * never dropped: when the send queue is full they wait, in order with
- * LIO's responses, on the channel's sq_wait list until a completion makes
- * room (srpt_sq_wait()).
- */
-static inline void srpt_queue_own(struct srpt_send_ioctx *ioctx)
-{
-	srpt_sq_wait(ioctx, 1, false, false);
 }
 
 #endif /* SRPT_SQ_H */
