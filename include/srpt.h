@@ -215,6 +215,9 @@ enum srpt_ch_state {
  * @req_lim_delta: credits freed and not yet returned
  * @kept_pages:	pages in the data buffers of idle command contexts
  *		(@buf_sgl) that keep more than one, see srpt_shed_locked()
+ * @kept_max:	most @kept_pages: %SRPT_KEPT_PAGES, or the channel's share
+ *		of the module's idle bound if smaller (0 once it releases)
+ * @pool_max:	most @pool_n, likewise (%SRPT_POOL_PAGES at most)
  * @recv_ring:	receive buffers
  * @ioctx_ring:	command contexts
  * @n_ioctx:	entries in @ioctx_ring
@@ -235,7 +238,7 @@ enum srpt_ch_state {
  * @nullio_dev:	dev_index + 1 of the last one seen not filling them
  * @pool_lock:	protects @pool and @pool_n
  * @pool:	pages of finished commands' data buffers, kept for the next
- *		ones (linked through page->lru), at most %SRPT_POOL_PAGES
+ *		ones (linked through page->lru), at most @pool_max
  * @pool_n:	pages on @pool
  * @free_list:	unused command contexts
  * @wait_list:	requests received while @free_list was empty
@@ -296,6 +299,8 @@ struct srpt_channel {
 	atomic_t		req_lim;
 	atomic_t		req_lim_delta;
 	atomic_t		kept_pages;
+	u32			kept_max;
+	u32			pool_max;
 	struct srpt_recv_ioctx	*recv_ring;
 	struct srpt_send_ioctx	*ioctx_ring;
 	u32			n_ioctx;

@@ -652,6 +652,7 @@ static void srpt_ch_release_work(struct work_struct *work)
 	spin_unlock_irqrestore(&ch->lock, flags);
 	trace_srpt_ch_state(ch->sess_name, ch->id, SRPT_CH_DISCONNECTING,
 			    SRPT_CH_RELEASING);
+	srpt_ch_releasing(ch);
 
 	if (ch->using_rdma_cm) {
 		rdma_disconnect(ch->rdma_cm_id);

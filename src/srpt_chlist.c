@@ -21,6 +21,7 @@
 #include "srpt_device.h"
 #include "srpt_tpg.h"
 #include "srpt_qp.h"
+#include "srpt_data.h"
 
 static LIST_HEAD(srpt_ch_list);
 
@@ -84,6 +85,65 @@ static bool srpt_ch_over_limit(struct srpt_channel *ch, bool single)
 }
 
 /**
+ * srpt_ch_share_locked() - share the module's idle bound among the channels
+ *
+ * Idle command contexts and the page pool keep data buffer pages for the
+ * next commands, up to %SRPT_KEPT_PAGES and %SRPT_POOL_PAGES a channel.
+ * With many channels that alone could take the machine's memory, so all
+ * of them together keep at most the data bound (max_data_mb) divided by
+ * %SRPT_IDLE_SHARE: each channel that is not releasing gets an equal
+ * share, a fifth of it for its pool.  Recomputed whenever a channel joins
+ * the list or starts its release; a channel whose share shrank gives up
+ * the excess at once (srpt_data_trim()).  Called with srpt_ch_mutex held.
+ */
+static void srpt_ch_share_locked(void)
+{
+	unsigned long budget = (srpt_data_limit() / SRPT_IDLE_SHARE) >> PAGE_SHIFT;
+	struct srpt_channel *ch;
+	u32 n = 0, share, kept, pool;
+	bool shrink;
+
+	lockdep_assert_held(&srpt_ch_mutex);
+	list_for_each_entry(ch, &srpt_ch_list, list)
+		n += READ_ONCE(ch->state) != SRPT_CH_RELEASING;
+	if (!n)
+		return;
+	share = min_t(unsigned long, budget / n,
+		      SRPT_KEPT_PAGES + SRPT_POOL_PAGES);
+	pool = min_t(u32, share / 5, SRPT_POOL_PAGES);
+	kept = min_t(u32, share - pool, SRPT_KEPT_PAGES);
+	list_for_each_entry(ch, &srpt_ch_list, list) {
+		if (READ_ONCE(ch->state) == SRPT_CH_RELEASING)
+			continue;
+		shrink = kept < READ_ONCE(ch->kept_max) ||
+			 pool < READ_ONCE(ch->pool_max);
+		WRITE_ONCE(ch->kept_max, kept);
+		WRITE_ONCE(ch->pool_max, pool);
+		if (shrink)
+			srpt_data_trim(ch, false);
+	}
+}
+
+/**
+ * srpt_ch_releasing() - a channel's release began: it keeps nothing idle
+ * @ch: the channel, in state %SRPT_CH_RELEASING, run by its release work
+ *
+ * Its idle pages are freed now rather than when the backend has given
+ * back the last command (which may take long), and its share of the idle
+ * bound goes to the other channels (srpt_ch_share_locked()).
+ */
+void srpt_ch_releasing(struct srpt_channel *ch)
+{
+	mutex_lock(&srpt_ch_mutex);
+	WRITE_ONCE(ch->kept_max, 0);
+	WRITE_ONCE(ch->pool_max, 0);
+	srpt_data_trim(ch, true);
+	if (ch->registered)
+		srpt_ch_share_locked();
+	mutex_unlock(&srpt_ch_mutex);
+}
+
+/**
  * srpt_ch_register() - put a new channel on the channel list
  * @ch: the channel, fully set up
  * @single: the initiator asked for SINGLE channel operation
@@ -130,6 +190,7 @@ int srpt_ch_register(struct srpt_channel *ch, bool single, u8 *multichan)
 			srpt_ch_close(other, "replaced by a SINGLE login");
 	}
 	list_add_tail(&ch->list, &srpt_ch_list);
+	srpt_ch_share_locked();
 	mutex_unlock(&srpt_ch_mutex);
 
 	if (!others)
@@ -326,7 +387,7 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 		if (ch->tpg != tpg)
 			continue;
 		n = scnprintf(page + len, PAGE_SIZE - len,
-			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d keepalives=%lld data_full=%lld data_held=%d data_busy=%lld sq_size=%u\n",
+			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d keepalives=%lld data_full=%lld data_held=%d data_busy=%lld sq_size=%u data_kept=%lu\n",
 			      ch->sess_name, ch->id,
 			      srpt_ch_state_name[ch->state],
 			      ch->using_rdma_cm ? "rdma" : "ib", ch->qp_num,
@@ -349,7 +410,9 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 			      atomic64_read(&ch->stats.data_full),
 			      atomic_read(&ch->data_held),
 			      atomic64_read(&ch->stats.data_busy),
-			      ch->sq_size);
+			      ch->sq_size,
+			      (unsigned long)(max(atomic_read(&ch->kept_pages), 0) +
+					      READ_ONCE(ch->pool_n)) << PAGE_SHIFT);
 		if (len + n >= PAGE_SIZE - 1)
 			break;
 		len += n;

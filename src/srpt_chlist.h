@@ -14,6 +14,7 @@ struct se_node_acl;
 
 int srpt_ch_register(struct srpt_channel *ch, bool single, u8 *multichan);
 void srpt_ch_unlist(struct srpt_channel *ch);
+void srpt_ch_releasing(struct srpt_channel *ch);
 void srpt_ch_released(void);
 void srpt_ch_close_matching(struct srpt_device *sdev, struct srpt_tpg *tpg,
 			    bool wait);

@@ -26,12 +26,6 @@
 
 /* Data buffer pages are allocated in blocks of up to 2^this pages. */
 #define SRPT_CHUNK_ORDER	3
-/*
- * Pages a channel keeps from finished commands for the next ones: 1 MiB,
- * eight 128 KiB commands in flight (a fresh page costs the allocator and,
- * with init_on_alloc, clearing it).
- */
-#define SRPT_POOL_PAGES		(SZ_1M / PAGE_SIZE)
 /* Contexts srpt_shed_locked() looks at before it sheds the newest. */
 #define SRPT_SHED_LOOK		16
 
@@ -85,16 +79,17 @@ out:
  * @sg: the buffer, one page per entry
  * @n: entries
  *
- * What does not fit in the channel's pool (%SRPT_POOL_PAGES) is freed.
+ * What does not fit in the channel's pool (@ch->pool_max) is freed.
  */
 static void srpt_pool_put(struct srpt_channel *ch, struct scatterlist *sg,
 			  u32 n)
 {
 	unsigned long flags;
-	u32 i = 0;
+	u32 i = 0, max;
 
 	spin_lock_irqsave(&ch->pool_lock, flags);
-	for (; i < n && ch->pool_n < SRPT_POOL_PAGES; i++, ch->pool_n++)
+	max = READ_ONCE(ch->pool_max);
+	for (; i < n && ch->pool_n < max; i++, ch->pool_n++)
 		list_add(&sg_page(&sg[i])->lru, &ch->pool);
 	spin_unlock_irqrestore(&ch->pool_lock, flags);
 	for (; i < n; i++)
@@ -192,16 +187,17 @@ void srpt_buf_free(struct srpt_send_ioctx *ioctx)
  * so the ones at the tail are those used least recently: their buffers go
  * first (to the channel's pool), the one just put back last.  Buffers of a
  * single page are not counted (a channel has a bounded number of
- * contexts); beyond that, idle contexts keep at most %SRPT_KEPT_PAGES.
+ * contexts); beyond that, idle contexts keep at most @ch->kept_max.
  */
 void srpt_shed_locked(struct srpt_channel *ch)
 {
+	u32 max = READ_ONCE(ch->kept_max);
 	struct srpt_send_ioctx *ioctx;
 	unsigned int looked = 0;
 
 	lockdep_assert_held(&ch->lock);
 	list_for_each_entry_reverse(ioctx, &ch->free_list, free_entry) {
-		if (atomic_read(&ch->kept_pages) <= SRPT_KEPT_PAGES)
+		if (atomic_read(&ch->kept_pages) <= max)
 			return;
 		if (ioctx->buf_cap > 1)
 			srpt_buf_shed(ioctx);
@@ -211,9 +207,49 @@ void srpt_shed_locked(struct srpt_channel *ch)
 	/* Still over: the context just put back gives its pages too. */
 	ioctx = list_first_entry(&ch->free_list, struct srpt_send_ioctx,
 				 free_entry);
-	if (atomic_read(&ch->kept_pages) > SRPT_KEPT_PAGES &&
-	    ioctx->buf_cap > 1)
+	if (atomic_read(&ch->kept_pages) > max && ioctx->buf_cap > 1)
 		srpt_buf_shed(ioctx);
+}
+
+/**
+ * srpt_data_trim() - give up what a channel keeps beyond its allowance
+ * @ch: the channel, its @kept_max or @pool_max just lowered
+ * @own: the caller is the channel's release work, before it frees the
+ *	contexts; otherwise a releasing channel is left alone (its release
+ *	may be freeing them)
+ *
+ * Idle contexts give their pages up, least recently used first, until
+ * the channel keeps at most @ch->kept_max; then the pool is cut to
+ * @ch->pool_max.  Contexts busy now are bounded when they come back
+ * (srpt_free_ioctx_locked()).
+ */
+void srpt_data_trim(struct srpt_channel *ch, bool own)
+{
+	u32 kept_max = READ_ONCE(ch->kept_max);
+	struct srpt_send_ioctx *ioctx;
+	struct page *page, *next;
+	unsigned long flags;
+	LIST_HEAD(drop);
+
+	spin_lock_irqsave(&ch->lock, flags);
+	if (!own && ch->state == SRPT_CH_RELEASING)
+		goto unlock;
+	list_for_each_entry_reverse(ioctx, &ch->free_list, free_entry) {
+		if (atomic_read(&ch->kept_pages) <= kept_max)
+			break;
+		if (ioctx->buf_cap > 1)
+			srpt_buf_shed(ioctx);
+	}
+	spin_lock(&ch->pool_lock);
+	while (ch->pool_n > READ_ONCE(ch->pool_max)) {
+		list_move(ch->pool.next, &drop);
+		ch->pool_n--;
+	}
+	spin_unlock(&ch->pool_lock);
+unlock:
+	spin_unlock_irqrestore(&ch->lock, flags);
+	list_for_each_entry_safe(page, next, &drop, lru)
+		__free_page(page);
 }
 
 /**

@@ -25,6 +25,12 @@
  * sent the next command).
  */
 #define SRPT_KEPT_PAGES		(SZ_4M / PAGE_SIZE)
+/*
+ * Pages a channel keeps from finished commands for the next ones: 1 MiB,
+ * eight 128 KiB commands in flight (a fresh page costs the allocator and,
+ * with init_on_alloc, clearing it).
+ */
+#define SRPT_POOL_PAGES		(SZ_1M / PAGE_SIZE)
 
 void __srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu);
 
@@ -158,5 +164,6 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
 			  u32 len);
 void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len);
+void srpt_data_trim(struct srpt_channel *ch, bool own);
 
 #endif /* SRPT_DATA_H */

@@ -310,15 +310,20 @@ MODULE_PARM_DESC(max_data_mb,
 /**
  * srpt_data_show() - debugfs ib_srpt/data: data buffers of all channels
  * @m: the file
+ *
+ * What commands hold now, the most they held since the module was loaded,
+ * the bound on it (max_data_mb) and the bound on what idle channels keep
+ * for their next commands (see srpt_ch_share_locked()), all in bytes.
  * @v: unused
  *
  * Return: 0.
  */
 static int srpt_data_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "held=%ld peak=%ld limit=%lu\n",
+	seq_printf(m, "held=%ld peak=%ld limit=%lu idle_limit=%lu\n",
 		   atomic_long_read(&srpt_data_held),
-		   READ_ONCE(srpt_data_held_peak), srpt_data_limit());
+		   READ_ONCE(srpt_data_held_peak), srpt_data_limit(),
+		   srpt_data_limit() / SRPT_IDLE_SHARE);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_data);

@@ -74,6 +74,15 @@ extern u32 srpt_max_qp_wr_cap;
 extern atomic_long_t srpt_data_held;
 extern unsigned long srpt_data_limit_bytes;
 
+/*
+ * What idle channels keep (their kept pages and pools) is bounded module
+ * wide too: all channels together keep at most the data bound
+ * (max_data_mb) divided by this, shared equally among the channels that are
+ * not releasing (srpt_ch_share_locked()); a releasing channel keeps
+ * nothing.
+ */
+#define SRPT_IDLE_SHARE		4
+
 /**
  * srpt_data_limit() - the bound on the data buffers of all channels
  *

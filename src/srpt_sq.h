@@ -101,7 +101,7 @@ srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
 	lockdep_assert_held(&ch->lock);
 	ioctx->state = SRPT_CMD_FREE;
 	list_add(&ioctx->free_entry, &ch->free_list);
-	if (unlikely(atomic_read(&ch->kept_pages) > SRPT_KEPT_PAGES))
+	if (unlikely(atomic_read(&ch->kept_pages) > READ_ONCE(ch->kept_max)))
 		srpt_shed_locked(ch);
 	ch->n_busy--;
 	if (!ch->n_busy && ch->state != SRPT_CH_LIVE)

@@ -4,22 +4,25 @@
 # counter_is, acl_dir).
 #
 # memory_flood: an initiator in the ACL (the conformance client's --flood
-# mode) logs in many channels and keeps 4 large WRITEs (32 MiB, then 16
-# MiB) outstanding on each,
+# mode) logs in many channels and keeps 4 large WRITEs (32 MiB on 16
+# channels, then 3 MiB on 32) outstanding on each,
 # far more data than the guest has memory, while the kernel initiator runs
 # fio verify on LUN 0. The target must bound the data buffers it holds
 # (max_channel_data, max_initiator_data_mb, max_tpg_data_mb, max_data_mb):
 # the attacker gets some GOODs and TASK SET FULL for the rest, no OOM,
-# fio stays clean, everything held is given back at logout; a connection
+# fio stays clean, everything held is given back at logout; what the
+# channels keep of finished commands' buffers for their next ones stays
+# within the module's idle bound (a quarter of max_data_mb: 32 channels
+# of 3 MiB WRITEs would keep some 5 MiB each without it); a connection
 # request that offers no RDMA READ depth is refused.
 # nullio_no_stale: a READ from an rd_mcp LUN made with rd_nullio=1 (which
 # fills nothing) returns zeros, never the data of an earlier command.
 
 DEBUGFS_DATA=/sys/kernel/debug/ib_srpt/data
 # The flood runs, CHANNELS:MiB each (the attacker registers CHANNELS x
-# MiB of its own: 512 MiB and 384 MiB of the guest's 2 GiB), and their
+# MiB of its own: 512 MiB and 96 MiB of the guest's 2 GiB), and their
 # length in seconds.
-: "${MEMORY_FLOOD_RUNS:=16:32 24:16}"
+: "${MEMORY_FLOOD_RUNS:=16:32 32:3}"
 : "${MEMORY_FLOOD_SECS:=20}"
 
 # mem_avail: MemAvailable of /proc/meminfo in KiB.
@@ -64,11 +67,12 @@ json_num() {
 }
 
 # mem_watch FILE CHANNELS: until killed, every second: the lowest
-# MemAvailable (KiB) and the most data_held (bytes, summed over the lines
-# of the channels attribute CHANNELS) seen so far, as "MIN MAX" in FILE.
+# MemAvailable (KiB), the most data_held and the most data_kept (bytes,
+# each summed over the lines of the channels attribute CHANNELS) seen so
+# far, as "MIN MAX MAXKEPT" in FILE.
 # Builtins only (a fork costs ~50 ms under TCG).
 mem_watch() {
-	local out=$1 chf=$2 min=-1 max=0 k v _ line f sum
+	local out=$1 chf=$2 min=-1 max=0 maxkept=0 k v _ line f sum kept
 	while :; do
 		while read -r k v _; do
 			if [[ $k == MemAvailable: ]]; then
@@ -76,13 +80,16 @@ mem_watch() {
 				break
 			fi
 		done </proc/meminfo
-		sum=0
+		sum=0 kept=0
 		while read -r line; do
 			f=${line##* data_held=}
 			[[ $f != "$line" ]] && sum=$((sum + ${f%% *}))
+			f=${line##* data_kept=}
+			[[ $f != "$line" ]] && kept=$((kept + ${f%% *}))
 		done <"$chf"
 		((sum > max)) && max=$sum
-		printf '%s %s\n' "$min" "$max" >"$out"
+		((kept > maxkept)) && maxkept=$kept
+		printf '%s %s %s\n' "$min" "$max" "$maxkept" >"$out"
 		nap 1
 	done
 }
@@ -123,7 +130,7 @@ flood_attack() {
 
 case_memory_flood() {
 	local t chf wf spid run n mb ini_mb limit peak before after min maxheld
-	local good tsf busy other lost closed chans t0
+	local good tsf busy other lost closed chans t0 maxkept idle
 	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug ||
 		fail "no debugfs"
@@ -149,10 +156,10 @@ case_memory_flood() {
 		kill "$spid"
 		wait "$spid" 2>/dev/null
 		trap - EXIT
-		min="" maxheld=""
-		read -r min maxheld <"$wf"
+		min="" maxheld="" maxkept=""
+		read -r min maxheld maxkept <"$wf"
 		log "flood$n: $((SECONDS - t0)) s; MemAvailable before $before KiB, lowest $min KiB during;" \
-			"data_held of all channels at most $maxheld bytes (sampled each second)"
+			"data_held of all channels at most $maxheld bytes, data_kept at most $maxkept bytes (sampled each second)"
 		log "debugfs ib_srpt/data: $(value_of "$DEBUGFS_DATA")"
 		no_oom
 		check sg_turs "$CONF_DISK"
@@ -169,6 +176,10 @@ case_memory_flood() {
 		[[ $ini_mb == none ]] ||
 			((maxheld <= (ini_mb << 20) + (1 << 20))) ||
 			fail "flood$n: the channels held $maxheld bytes, more than max_initiator_data_mb $ini_mb MiB"
+		idle=$(data_val idle_limit) || fail "no idle_limit in $DEBUGFS_DATA"
+		((maxkept <= idle)) ||
+			fail "flood$n: the channels kept $maxkept bytes of idle buffers, more than idle_limit $idle"
+		((maxkept > 0)) || fail "flood$n: no channel kept any pages (data_kept 0 throughout)"
 	done
 	# Everything the attacker's commands held is back once it logged out
 	# (fio on LUN 0 ended with the attack).
