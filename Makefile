@@ -112,7 +112,7 @@ dkms-remove:
 # The Debian package ib-srpt-dkms (debian/), built by dpkg-buildpackage in
 # a copy of the tree under build/deb/src (scripts/mkdeb), with its version
 # from git.
-.PHONY: deb
+.PHONY: deb tools unit
 deb:
 	$(PROJECT)/scripts/mkdeb $(PROJECT)/build/deb
 
@@ -124,15 +124,9 @@ style: $(CHECKPATCH)
 		--ignore FILE_PATH_CHANGES \
 		-f $(KSOURCES) $(TSOURCES)
 
-# Unit tests: the pure SRP code (tests/unit), the SRP tools (tools/:
-# srp-conformance with its library and tests, srp-dm), built into
-# build/client, and the benchmark's insn-report on a synthetic run.  A
-# build/client configured from another source directory (the client lived
-# in tests/client) is started afresh.
-unit:
-	cmake -S $(PROJECT)/tests/unit -B $(PROJECT)/build/unit
-	cmake --build $(PROJECT)/build/unit -j2
-	ctest --test-dir $(PROJECT)/build/unit --output-on-failure
+# The SRP tools (tools/: srp-conformance, srp-dm), built into build/client,
+# without running their tests: what the guest suite needs.
+tools:
 	@if [ -f $(PROJECT)/build/client/CMakeCache.txt ] && \
 	    ! grep -qx 'CMAKE_HOME_DIRECTORY:INTERNAL=$(PROJECT)/tools' \
 		$(PROJECT)/build/client/CMakeCache.txt; then \
@@ -141,6 +135,16 @@ unit:
 	fi
 	cmake -S $(PROJECT)/tools -B $(PROJECT)/build/client
 	cmake --build $(PROJECT)/build/client -j2
+
+# Unit tests: the pure SRP code (tests/unit), the SRP tools (tools/:
+# srp-conformance with its library and tests, srp-dm), built into
+# build/client, and the benchmark's insn-report on a synthetic run.  A
+# build/client configured from another source directory (the client lived
+# in tests/client) is started afresh.
+unit: tools
+	cmake -S $(PROJECT)/tests/unit -B $(PROJECT)/build/unit
+	cmake --build $(PROJECT)/build/unit -j2
+	ctest --test-dir $(PROJECT)/build/unit --output-on-failure
 	ctest --test-dir $(PROJECT)/build/client --output-on-failure
 	$(MAKE) -C $(PROJECT)/tools/insn check
 
