@@ -54,13 +54,16 @@ struct srpt_rw {
 	unsigned int		nents;
 };
 
+/* What waits on sq_wait: see srpt_post_waiting() and @sq_kind. */
+enum srpt_sq_kind { SRPT_SQ_OWN, SRPT_SQ_LIO, SRPT_SQ_READS };
+
 /* Life of a command context, as reported by get_cmd_state. */
 enum srpt_cmd_state {
 	SRPT_CMD_FREE,
 	SRPT_CMD_NEW,
 	SRPT_CMD_DATA_OUT,	/* RDMA READ of the write data posted */
 	SRPT_CMD_EXECUTING,
-	SRPT_CMD_SQ_WAIT,	/* response on the channel's sq_wait list */
+	SRPT_CMD_SQ_WAIT,	/* response or RDMA READs on the sq_wait list */
 	SRPT_CMD_RSP_SENT,	/* RDMA WRITE + SEND posted */
 	SRPT_CMD_DONE,
 };
@@ -89,11 +92,10 @@ enum srpt_cmd_state {
  * @in_lio:	@cmd was handed to LIO (else freed by the send completion)
  * @rsp_wrs:	send queue entries taken by the response (and RDMA WRITEs)
  * @sq_entry:	entry in the channel's @sq_wait list
- * @sq_need:	send queue entries the response on @sq_wait needs: 1, or 1 +
- *		@n_wr with @sq_data
- * @sq_lio:	the response on @sq_wait is a LIO callback's (queue_status,
- *		queue_data_in): its fields come from @cmd when it is posted,
- *		and a failed post drops the completion's reference of @cmd
+ * @sq_need:	send queue entries what waits on @sq_wait needs: 1, or 1 +
+ *		@n_wr with @sq_data, or @n_wr for RDMA READs
+ * @sq_kind:	what waits on @sq_wait: the driver's own response (@rsp),
+ *		a LIO callback's, or a write's RDMA READs (enum srpt_sq_kind)
  * @sq_data:	... and the command's RDMA WRITEs go in front of its SEND
  * @rsp:	fields of a response built by the driver itself (TMF result,
  *		error, SRP_CRED_REQ) waiting for send queue space
@@ -143,7 +145,7 @@ struct srpt_send_ioctx {
 	unsigned int		rsp_wrs;
 	struct list_head	sq_entry;
 	unsigned int		sq_need;
-	bool			sq_lio;
+	u8			sq_kind;
 	bool			sq_data;
 	struct srpt_rsp_args	rsp;
 	bool			cred_req;
@@ -244,8 +246,10 @@ enum srpt_ch_state {
  * @wait_list:	requests received while @free_list was empty
  * @wait_busy:	srpt_process_wait_list() is handling a request it took off
  *		@wait_list: new requests queue behind it
- * @sq_wait:	responses waiting for send queue space, in the order they
- *		came (LIO's and the driver's own, see srpt_sq_kick())
+ * @sq_wait:	responses and RDMA READs waiting for send queue space, in
+ *		the order they came (see srpt_sq_kick())
+ * @sq_kicking:	a srpt_sq_kick() is serving @sq_wait (one at a time)
+ * @sq_kick_again: room came back while it ran: it looks again
  * @n_busy:	command contexts in use
  * @idle_wq:	woken when @n_busy drops to zero on a closing channel
  * @watch_work:	reports commands stuck in the backend and sends keepalives
@@ -319,6 +323,8 @@ struct srpt_channel {
 	struct list_head	wait_list;
 	bool			wait_busy;
 	struct list_head	sq_wait;
+	bool			sq_kicking;
+	bool			sq_kick_again;
 	u32			n_busy;
 	wait_queue_head_t	idle_wq;
 	struct delayed_work	watch_work;

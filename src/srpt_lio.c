@@ -126,20 +126,18 @@ void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
  * srpt_write_pending() - LIO wants the data of a write
  * @se_cmd: the command
  *
- * Immediate data is already here; otherwise the RDMA READs are posted and
- * srpt_rdma_read_done() executes the command.  A channel that let go of
- * its device (srpt_ch_detach()) fails the command: its data cannot come
- * any more.
+ * Immediate data is already here; otherwise the RDMA READs are posted, or
+ * wait for send queue room (srpt_post_reads()), and srpt_rdma_read_done()
+ * executes the command.  A channel that let go of its device
+ * (srpt_ch_detach()) fails the command: its data cannot come any more.
  *
- * Return: 0, -ENOMEM when the send queue is full (LIO retries), or -EIO
- * when the post failed or the channel detached.
+ * Return: 0, or -EIO when the post failed or the channel detached; never
+ * -ENOMEM, which LIO would retry at once, again and again.
  */
 int srpt_write_pending(struct se_cmd *se_cmd)
 {
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
 	struct srpt_channel *ch = ioctx->ch;
-	struct ib_send_wr *first = NULL;
-	int i, ret = 0;
 
 	if (likely(ioctx->recv || !ioctx->n_rw)) {
 		/* The data is here (or there is none): nothing to post. */
@@ -149,30 +147,7 @@ int srpt_write_pending(struct se_cmd *se_cmd)
 				   se_cmd->t_data_nents);
 		return 0;
 	}
-	rcu_read_lock();
-	if (srpt_ch_detached(ch)) {
-		ret = -EIO;
-	} else if (!list_empty(&ch->sq_wait) ||
-		   !srpt_sq_reserve(ch, ioctx->n_wr)) {
-		/* Responses waiting for room go first (srpt_sq_kick()). */
-		atomic64_inc(&ch->stats.sq_full);
-		ret = -ENOMEM;
-	} else {
-		for (i = ioctx->n_rw - 1; i >= 0; i--)
-			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
-						ch->sport->port_num,
-						first ? NULL : &ioctx->rdma_cqe,
-						first);
-		srpt_watch_rdma_errors(ioctx, first);
-		ioctx->state = SRPT_CMD_DATA_OUT;
-		if (srpt_post_send(ch, first, "RDMA READs")) {
-			atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
-			/* Not retried: LIO fails it, the channel is closing. */
-			ret = -EIO;
-		}
-	}
-	rcu_read_unlock();
-	return ret;
+	return srpt_post_reads(ioctx);
 }
 
 /**

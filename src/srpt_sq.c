@@ -8,11 +8,13 @@
  * is no longer needed, before its response is built.
  *
  * Send queue: every post first takes its work requests from sq_wr_avail.
- * A response that cannot have them (LIO's and the driver's own) waits, in
- * order, on the channel's sq_wait list until send completions give entries
- * back: a full send queue delays a response, never drops it, and LIO's
- * callbacks never return -ENOMEM.  The keepalive probe has a send queue
- * entry of its own (srpt_watch.c).
+ * A response (LIO's or the driver's own) or the RDMA READs of a write that
+ * cannot have them wait, in order, on the channel's sq_wait list until
+ * send completions give entries back: a full send queue delays them,
+ * never drops them, and LIO's callbacks never return -ENOMEM (LIO would
+ * retry at once from its queue-full work, again and again, until room
+ * came back).  The keepalive probe has a send queue entry of its own
+ * (srpt_watch.c).
  *
  * Taking and returning a context and posting a response are inline
  * (srpt_sq.h): LIO's callbacks (srpt_lio.c) and the receive path run
@@ -189,19 +191,88 @@ struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
 }
 
 /**
+ * srpt_post_reads_reserved() - post the RDMA READs of a write
+ * @ioctx: the command, @ioctx->n_wr entries reserved for its READs
+ *
+ * Only the last READ is signaled: srpt_rdma_read_done() executes the
+ * command.
+ *
+ * Return: 0, or -EIO when nothing was posted (failed post, or the channel
+ * let go of its device): the entries are given back then.
+ */
+static int srpt_post_reads_reserved(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+	struct ib_send_wr *first = NULL;
+	int i, ret = -EIO;
+
+	rcu_read_lock();
+	if (!srpt_ch_detached(ch)) {
+		for (i = ioctx->n_rw - 1; i >= 0; i--)
+			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
+						ch->sport->port_num,
+						first ? NULL : &ioctx->rdma_cqe,
+						first);
+		srpt_watch_rdma_errors(ioctx, first);
+		ioctx->state = SRPT_CMD_DATA_OUT;
+		/* A failed post closes the channel. */
+		ret = srpt_post_send(ch, first, "RDMA READs") ? -EIO : 0;
+	}
+	if (ret)
+		atomic_add(ioctx->n_wr, &ch->sq_wr_avail);
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * srpt_post_reads() - post the RDMA READs of a write, or queue them
+ * @ioctx: the command (write_pending), its data not here yet
+ *
+ * Like a response (srpt_post_rsp()), READs that find others waiting, or
+ * not enough entries, wait behind them on the sq_wait list and are posted
+ * from the send completion that makes room; LIO is not asked to retry.
+ *
+ * Return: 0 (posted or queued), or -EIO when the post failed or the
+ * channel detached (LIO fails the command).
+ */
+int srpt_post_reads(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_channel *ch = ioctx->ch;
+
+	if (likely(list_empty(&ch->sq_wait) &&
+		   srpt_sq_reserve(ch, ioctx->n_wr)))
+		return srpt_post_reads_reserved(ioctx);
+	if (unlikely(__srpt_ch_detached(ch)))
+		return -EIO;
+	srpt_sq_wait(ioctx, ioctx->n_wr, SRPT_SQ_READS, false);
+	return 0;
+}
+
+/**
  * srpt_post_waiting() - post a response that has its send queue entries now
  * @ioctx: the request, @ioctx->sq_need entries reserved for it
  *
  * A LIO response's fields are read from its command now; a driver-built
  * one's are in @ioctx->rsp.  When nothing could be posted (the channel is
- * closing, or detached) the request ends here, as its completion would.
+ * closing, or detached) the request ends here, as its completion would;
+ * a write whose READs could not be posted is failed (LIO answers it).
+ * Called by srpt_sq_kick(), one at a time per channel, so LIO's answer
+ * to a failed write, which queues a response, does not recurse (and by
+ * srpt_sq_wait() for what found room at once).
  */
 static void srpt_post_waiting(struct srpt_send_ioctx *ioctx)
 {
 	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
 	struct srpt_rsp_args a __uninitialized;
 	/* Read before the post: once posted, @ioctx may complete at once. */
-	bool lio = ioctx->sq_lio;
+	bool lio = ioctx->sq_kind == SRPT_SQ_LIO;
+
+	if (ioctx->sq_kind == SRPT_SQ_READS) {
+		if (srpt_post_reads_reserved(ioctx))
+			transport_generic_request_failure(&ioctx->cmd,
+							  TCM_CHECK_CONDITION_ABORT_CMD);
+		return;
+	}
 
 	if (!srpt_post_reserved(ioctx, lio ? srpt_rsp_from_cmd(ioctx, &a) :
 				&ioctx->rsp, ioctx->sq_data, ioctx->sq_need))
@@ -223,27 +294,42 @@ static void srpt_post_waiting(struct srpt_send_ioctx *ioctx)
  * first response waits until its entries are there (RDMA WRITEs and SEND
  * of a large read may need many), and none behind it goes first.  On a
  * closing channel srpt_ch_wait_idle() kicks the list after the drain: the
- * responses are posted into the QP in the error state and flushed, which
- * ends their requests.
+ * responses and READs are posted into the QP in the error state and
+ * flushed, which ends their requests.
+ *
+ * One caller at a time serves the list; a kick while it runs (room came
+ * back on another CPU, or a response queued by what it posted) makes it
+ * look again before it stops.
  */
 void srpt_sq_kick(struct srpt_channel *ch)
 {
 	struct srpt_send_ioctx *ioctx;
 	unsigned long flags;
 
+	spin_lock_irqsave(&ch->lock, flags);
+	if (ch->sq_kicking) {
+		ch->sq_kick_again = true;
+		spin_unlock_irqrestore(&ch->lock, flags);
+		return;
+	}
+	ch->sq_kicking = true;
 	for (;;) {
-		spin_lock_irqsave(&ch->lock, flags);
+		ch->sq_kick_again = false;
 		ioctx = list_first_entry_or_null(&ch->sq_wait,
 						 struct srpt_send_ioctx,
 						 sq_entry);
 		if (!ioctx || !srpt_sq_reserve(ch, ioctx->sq_need)) {
-			spin_unlock_irqrestore(&ch->lock, flags);
-			return;
+			if (ch->sq_kick_again)
+				continue;
+			break;
 		}
 		list_del_init(&ioctx->sq_entry);
 		spin_unlock_irqrestore(&ch->lock, flags);
 		srpt_post_waiting(ioctx);
+		spin_lock_irqsave(&ch->lock, flags);
 	}
+	ch->sq_kicking = false;
+	spin_unlock_irqrestore(&ch->lock, flags);
 }
 
 /**
@@ -261,10 +347,10 @@ void srpt_sq_released(struct srpt_channel *ch, unsigned int n)
 }
 
 /**
- * srpt_sq_wait() - post a response, or queue it behind those that wait
+ * srpt_sq_wait() - post a response or READs, or queue them behind others
  * @ioctx: the request
  * @n: send queue entries the response needs
- * @lio: a LIO callback's response (else @ioctx->rsp holds its fields)
+ * @kind: enum srpt_sq_kind: whose response, or a write's RDMA READs
  * @with_data: the command's RDMA WRITEs go in front of its SEND
  *
  * The slow path of srpt_post_rsp(), and the path of the driver's own
@@ -274,14 +360,14 @@ void srpt_sq_released(struct srpt_channel *ch, unsigned int n)
  * the entries came back in the meantime.
  */
 noinline void srpt_sq_wait(struct srpt_send_ioctx *ioctx, unsigned int n,
-			   bool lio, bool with_data)
+			   u8 kind, bool with_data)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	unsigned long flags;
 	bool now;
 
 	ioctx->sq_need = n;
-	ioctx->sq_lio = lio;
+	ioctx->sq_kind = kind;
 	ioctx->sq_data = with_data;
 	spin_lock_irqsave(&ch->lock, flags);
 	now = list_empty(&ch->sq_wait) && srpt_sq_reserve(ch, n);
@@ -309,7 +395,7 @@ noinline void srpt_sq_wait(struct srpt_send_ioctx *ioctx, unsigned int n,
  */
 void srpt_queue_own(struct srpt_send_ioctx *ioctx)
 {
-	srpt_sq_wait(ioctx, 1, false, false);
+	srpt_sq_wait(ioctx, 1, SRPT_SQ_OWN, false);
 }
 
 /**

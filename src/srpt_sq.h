@@ -30,8 +30,9 @@ struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
 					struct srpt_rsp_args *a);
 void srpt_sq_kick(struct srpt_channel *ch);
 void srpt_sq_released(struct srpt_channel *ch, unsigned int n);
-void srpt_sq_wait(struct srpt_send_ioctx *ioctx, unsigned int n, bool lio,
+void srpt_sq_wait(struct srpt_send_ioctx *ioctx, unsigned int n, u8 kind,
 		  bool with_data);
+int srpt_post_reads(struct srpt_send_ioctx *ioctx);
 void srpt_queue_own(struct srpt_send_ioctx *ioctx);
 void srpt_t_logout(struct srpt_channel *ch, u32 reason);
 void srpt_send_error_rsp(struct srpt_send_ioctx *ioctx, u64 tag, u8 status,
@@ -389,7 +390,7 @@ static __always_inline int srpt_post_rsp(struct srpt_send_ioctx *ioctx,
 
 	if (likely(list_empty(&ch->sq_wait) && srpt_sq_reserve(ch, n)))
 		return srpt_post_reserved(ioctx, a, with_data, n);
-	srpt_sq_wait(ioctx, n, true, with_data);
+	srpt_sq_wait(ioctx, n, SRPT_SQ_LIO, with_data);
 	return 0;
 }
 

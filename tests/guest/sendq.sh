@@ -208,7 +208,34 @@ case_sendq_stalled_receiver() {
 	check srp_target_down
 }
 
+# case_sendq_writes: ib_srp writes 64 KiB blocks (beyond immediate data:
+# the target fetches them with RDMA READs) at queue depth 64 into a
+# channel of srp_sq_size=16, then reads them back (fio verify).  The send
+# queue fills; the READs and responses that find it full must wait on the
+# channel's list, each counted once in sq_full, and be posted by the send
+# completions that make room.  Handing them back to LIO (-ENOMEM from
+# write_pending) makes LIO's queue-full work retry them at once, again and
+# again, counting each retry: sq_full would then exceed the commands many
+# times over.
+case_sendq_writes() {
+	local d cmds full
+	check srp_target_up "" srp_sq_size=16
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk"
+	check fio_verify "$d" sendq_writes --direct=1 --rw=randwrite --bs=64k \
+		--size=32M --iodepth=64
+	cmds=$(counter cmds) full=$(counter sq_full)
+	log "commands: $cmds; sq_full: $full"
+	channels
+	((full > 0)) || fail "the send queue never filled (sq_full 0)"
+	# A write waits at most twice (its READs, its response), a read once.
+	((full <= 2 * cmds)) ||
+		fail "sq_full $full for $cmds commands: waits were retried, not queued"
+	check srp_target_down
+}
+
 run_sendq_cases() {
 	CASE_TIMEOUT=180 run_case sendq_check_condition case_sendq_check_condition
 	run_case sendq_stalled_receiver case_sendq_stalled_receiver
+	run_case sendq_writes case_sendq_writes
 }
