@@ -8,8 +8,7 @@
  * what the layers from the QP up all use.  Object model:
  *   srpt_device  one per RDMA device (src/srpt_device.h), owns the PD
  *   srpt_port    one per port of a device, caches GID/LID and link layer
- *   srpt_tport   a configfs target port (src/srpt_tpg.h), named by a
- *                port's GID or GUID and matched against the ports by name
+ *   srpt_tport   a configfs target port, named by a GID or GUID (srpt_tpg.h)
  *   srpt_tpg     a target portal group with its attributes
  *   srpt_nacl    a node ACL, with the initiator name parsed once
  *   srpt_channel one RC queue pair logged in by an initiator, with its own
@@ -191,6 +190,7 @@ enum srpt_ch_state {
  * @cq_size:	entries taken from the pool
  * @qp:		the queue pair
  * @qp_num:	its number, for messages and statistics
+ * @rnr_retry:	its RNR retry count in RTS, as the device reports it
  * @lock:	protects @state, @free_list, @wait_list and @wait_busy
  * @state:	enum srpt_ch_state
  * @registered:	on the channel list: srpt_ch_close() queues the release
@@ -280,6 +280,7 @@ struct srpt_channel {
 	u32			cq_size;
 	struct ib_qp		*qp;
 	u32			qp_num;
+	u8			rnr_retry;
 	spinlock_t		lock;	/* see above */
 	enum srpt_ch_state	state;
 	bool			registered;

@@ -371,7 +371,9 @@ retry:
 	cap = READ_ONCE(srpt_max_qp_wr_cap);
 	if (cap && init->cap.max_send_wr + init->cap.max_rdma_ctxs > cap) {
 		ret = -EINVAL;
-	} else if (ch->using_rdma_cm) {
+	} else if (ch->using_rdma_cm &&
+		   !rdma_cap_ib_cm(ib_dev, ch->sport->port_num)) {
+		/* iWARP: the iW CM moves the QP, see srpt_ch_qp_by_cma(). */
 		ret = rdma_create_qp(ch->rdma_cm_id, sdev->pd, init);
 		ch->qp = ret ? NULL : ch->rdma_cm_id->qp;
 	} else {
@@ -481,6 +483,22 @@ void srpt_ch_established(struct srpt_channel *ch)
 }
 
 /**
+ * srpt_ch_destroy_qp() - destroy a channel's QP
+ * @ch: the channel, its QP drained
+ *
+ * A QP attached to the RDMA/CM id (iWARP) goes with rdma_destroy_qp(),
+ * which also clears the id's pointer; every other is the channel's own.
+ */
+static void srpt_ch_destroy_qp(struct srpt_channel *ch)
+{
+	if (ch->rdma_cm_id && ch->rdma_cm_id->qp)
+		rdma_destroy_qp(ch->rdma_cm_id);
+	else
+		ib_destroy_qp(ch->qp);
+	ch->qp = NULL;
+}
+
+/**
  * srpt_ch_free_resources() - give back what a channel holds of its device
  * @ch: the channel; its QP, if any, holds no posted receive that could
  *	still complete, or was drained
@@ -495,11 +513,7 @@ static void srpt_ch_free_resources(struct srpt_channel *ch)
 	ch->sess = NULL;
 	if (ch->qp) {
 		ib_drain_qp(ch->qp);
-		if (ch->using_rdma_cm)
-			rdma_destroy_qp(ch->rdma_cm_id);
-		else
-			ib_destroy_qp(ch->qp);
-		ch->qp = NULL;
+		srpt_ch_destroy_qp(ch);
 	}
 	if (ch->cq)
 		ib_cq_pool_put(ch->cq, ch->cq_size);
@@ -554,15 +568,18 @@ static void srpt_ch_return_srq_bufs(struct srpt_channel *ch)
 static void srpt_ch_destroy_conn(struct srpt_channel *ch)
 {
 	if (ch->using_rdma_cm) {
-		rdma_destroy_qp(ch->rdma_cm_id);
+		/* A QP attached to the id (iWARP) must go before the id. */
+		if (ch->rdma_cm_id->qp)
+			srpt_ch_destroy_qp(ch);
 		rdma_destroy_id(ch->rdma_cm_id);
 	} else {
 		ib_destroy_cm_id(ch->ib_cm_id);
-		ib_destroy_qp(ch->qp);
 	}
-	ch->qp = NULL;
 	ch->rdma_cm_id = NULL;
 	ch->ib_cm_id = NULL;
+	/* The CM's callbacks, which may use the QP, are over. */
+	if (ch->qp)
+		srpt_ch_destroy_qp(ch);
 }
 
 /**

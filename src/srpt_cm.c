@@ -211,21 +211,14 @@ static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
 	strscpy(ch->sess_name, l->ini.desc, sizeof(ch->sess_name));
 
 	ret = srpt_ch_create_qp(ch);
-	if (ret)
-		goto free_ch;
-	if (!l->rdma_cm) {
+	if (!ret)
 		ret = srpt_ch_qp_init(ch);
-		if (ret)
-			goto free_ch;
-	}
-	ret = srpt_ch_post_recvs(ch);
+	if (!ret)
+		ret = srpt_ch_post_recvs(ch);
+	if (!ret)
+		ret = srpt_ch_qp_rtr(ch);
 	if (ret)
 		goto free_ch;
-	if (!l->rdma_cm) {
-		ret = srpt_ch_qp_rtr(ch);
-		if (ret)
-			goto free_ch;
-	}
 	ret = srpt_ch_start_session(ch, acl_name);
 	if (ret)
 		goto free_ch;
@@ -348,6 +341,7 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 	struct rdma_conn_param rep = { };
 	struct srpt_channel *ch;
 	struct srpt_login *l;
+	const char *what;
 	int ret = -ECONNREFUSED;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
@@ -391,18 +385,29 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 	rep.initiator_depth = l->rd_depth;
 	rep.flow_control = 1;
 	rep.rnr_retry_count = 7;
+	/* The QP is the channel's own: the REP names it. */
+	rep.qp_num = ch->qp->qp_num;
+	rep.srq = ch->use_srq;
 	/*
 	 * Without a path record (RoCE, iWARP) the QP may get no ACK timeout
 	 * at all: a transfer to an initiator that vanished without a DREQ
-	 * would then never fail, and the channel would live forever.
+	 * would then never fail, and the channel would live forever.  Set
+	 * before RTS, which takes it (rdma_init_qp_attr()).
 	 */
 	if (rdma_set_ack_timeout(cm_id, SRPT_ACK_TIMEOUT))
 		pr_debug("login from %s: no ACK timeout set\n", l->ini.desc);
-	ret = rdma_accept(cm_id, &rep);
+	what = "QP to RTS";
+	ret = srpt_ch_qp_rts(ch);
+	if (ret) {
+		rdma_reject(cm_id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	} else {
+		what = "rdma_accept";
+		ret = rdma_accept(cm_id, &rep);
+	}
 	srpt_port_unlock();
 	if (ret) {
-		pr_warn("login from %s: rdma_accept failed (%d)\n",
-			l->ini.desc, ret);
+		pr_warn("login from %s: %s failed (%d)\n", l->ini.desc, what,
+			ret);
 		srpt_ch_close(ch, "accept failed");
 	}
 	kfree(l);

@@ -12,6 +12,7 @@
 
 #include <linux/module.h>
 #include <linux/build_bug.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
@@ -34,12 +35,13 @@ static_assert(sizeof(struct ib_qp_attr) <= SRPT_QP_ATTR_STACK_BUDGET,
 	      "struct ib_qp_attr outgrew its stack budget: see the comment");
 
 /*
- * RNR retries of the target's sends on an IB/CM channel.  The passive side
- * of a connection takes its count from the initiator's REQ, and ib_srp asks
- * for 7, which means for ever: an initiator that stops posting receives
- * would then freeze the send queue.  After 6 retries, each after the
- * initiator's RNR NAK timer (655 ms with the attributes of the IB CM), the
- * send fails with an RNR retry error and the channel is closed.
+ * RNR retries of the target's sends.  The passive side of a connection
+ * takes its count from the initiator's REQ, and ib_srp asks for 7, which
+ * means for ever: an initiator that stops posting receives would then
+ * freeze the send queue.  After 6 retries, each after the initiator's RNR
+ * NAK timer (655 ms with the attributes of the IB CM), the send fails with
+ * an RNR retry error and the channel is closed.  This holds for IB/CM and
+ * RDMA/CM logins alike: the target moves the QP of both itself.
  */
 #define SRPT_RNR_RETRY		6
 
@@ -76,35 +78,90 @@ void srpt_qp_event(struct ib_event *event, void *ptr)
 }
 
 /**
- * srpt_ch_qp_modify() - move the QP of an IB/CM channel to a new state
+ * srpt_ch_qp_by_cma() - does the RDMA/CM move the channel's QP?
+ * @ch: the channel
+ *
+ * Only on iWARP, where the iW CM takes the QP to RTS when it accepts and
+ * the RNR retry count does not exist; there the QP is attached to the
+ * RDMA/CM id (srpt_ch_create_qp()).  IB/CM logins, and RDMA/CM logins on
+ * InfiniBand and RoCE ports, have a QP of their own that the target moves.
+ *
+ * Return: true if the QP is the RDMA/CM id's.
+ */
+static bool srpt_ch_qp_by_cma(const struct srpt_channel *ch)
+{
+	return ch->rdma_cm_id && ch->rdma_cm_id->qp;
+}
+
+/**
+ * srpt_ch_qp_query_rnr() - record the RNR retry count the QP has
+ * @ch: the channel, its QP in RTS
+ * @attr: scratch attribute structure (the caller's, on its stack)
+ *
+ * Asked from the device rather than remembered from what was set: the
+ * channels attribute shows it, and a test reads what the device has.
+ */
+static void srpt_ch_qp_query_rnr(struct srpt_channel *ch,
+				 struct ib_qp_attr *attr)
+{
+	struct ib_qp_init_attr *init = kzalloc(sizeof(*init), GFP_KERNEL);
+
+	if (init && !ib_query_qp(ch->qp, attr, IB_QP_RNR_RETRY, init))
+		ch->rnr_retry = attr->rnr_retry;
+	kfree(init);
+}
+
+/**
+ * srpt_ch_qp_modify() - move the QP of a channel to a new state
  * @ch: the channel
  * @state: IB_QPS_INIT, IB_QPS_RTR or IB_QPS_RTS
  *
- * The attributes come from the CM (ib_cm_init_qp_attr()), which knows the
- * path, the remote QP number and the negotiated RDMA depths; at RTS the
- * RNR retry count is capped at %SRPT_RNR_RETRY (the only transition where
- * it can be set: RTS to RTS does not take it).  The attribute structure is
- * on the stack; see SRPT_QP_ATTR_STACK_BUDGET.
+ * The attributes come from the CM (ib_cm_init_qp_attr(), or
+ * rdma_init_qp_attr() which adds the RDMA/CM's receive PSN and ACK
+ * timeout), which knows the path, the remote QP number and the RDMA
+ * depths of the REQ.  These depths are the initiator's wishes until the
+ * REP is sent, and RDMA/CM logins leave RTS before it: they are capped at
+ * what the device allows, as the REP caps them.  At RTS the RNR retry
+ * count is capped at %SRPT_RNR_RETRY (the only transition where it can be
+ * set: RTS to RTS does not take it).  A QP the RDMA/CM moves (iWARP) is
+ * left alone.  The attribute structure is on the stack; see
+ * SRPT_QP_ATTR_STACK_BUDGET.
  *
  * Return: 0 or a negative errno.
  */
 static int srpt_ch_qp_modify(struct srpt_channel *ch, enum ib_qp_state state)
 {
+	const struct ib_device_attr *dev = &ch->sport->sdev->ib_dev->attrs;
 	struct ib_qp_attr attr = { .qp_state = state };
 	int mask = 0;
 	int ret;
 
-	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
-	if (!ret && state == IB_QPS_RTS && (mask & IB_QP_RNR_RETRY))
+	if (srpt_ch_qp_by_cma(ch))
+		return 0;
+	if (ch->using_rdma_cm)
+		ret = rdma_init_qp_attr(ch->rdma_cm_id, &attr, &mask);
+	else
+		ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (ret)
+		goto out;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		attr.max_dest_rd_atomic = min_t(u8, attr.max_dest_rd_atomic,
+						dev->max_qp_rd_atom);
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		attr.max_rd_atomic = min_t(u8, attr.max_rd_atomic,
+					   dev->max_qp_init_rd_atom);
+	if (mask & IB_QP_RNR_RETRY)
 		attr.rnr_retry = min_t(u8, attr.rnr_retry, SRPT_RNR_RETRY);
-	if (!ret)
-		ret = ib_modify_qp(ch->qp, &attr, mask);
+	ret = ib_modify_qp(ch->qp, &attr, mask);
+	if (!ret && state == IB_QPS_RTS)
+		srpt_ch_qp_query_rnr(ch, &attr);
+out:
 	trace_srpt_qp_state(ch->id, ch->qp_num, state, ret);
 	return ret;
 }
 
 /**
- * srpt_ch_qp_init() - move an IB/CM channel's QP from RESET to INIT
+ * srpt_ch_qp_init() - move a channel's QP from RESET to INIT
  * @ch: the channel
  *
  * Receive buffers can be posted from INIT on.
@@ -117,7 +174,7 @@ int srpt_ch_qp_init(struct srpt_channel *ch)
 }
 
 /**
- * srpt_ch_qp_rtr() - move an IB/CM channel's QP from INIT to RTR
+ * srpt_ch_qp_rtr() - move a channel's QP from INIT to RTR
  * @ch: the channel
  *
  * Done before the CM REP is sent, so that the QP can receive as soon as the
@@ -132,16 +189,14 @@ int srpt_ch_qp_rtr(struct srpt_channel *ch)
 }
 
 /**
- * srpt_ch_qp_rts() - move an IB/CM channel's QP from RTR to RTS
+ * srpt_ch_qp_rts() - move a channel's QP from RTR to RTS
  * @ch: the channel
  *
- * Done when the RTU arrives (or the first receive completion reports
- * communication established), from then on the target can send.  The RNR
- * retry count becomes finite (%SRPT_RNR_RETRY).  RDMA/CM channels do not
- * come here: rdma_accept() moves their QP to RTS itself with the
- * initiator's count, and no later transition but through SQD takes
- * another; for them the keepalive probe's timeout is the bound (see
- * srpt_keepalive_check()).
+ * From then on the target can send.  IB/CM logins do it when the RTU
+ * arrives (or the first receive completion reports communication
+ * established); RDMA/CM logins before rdma_accept() sends the REP, as the
+ * RDMA/CM itself would (rdma_accept() leaves a QP alone that is not the
+ * id's).  The RNR retry count becomes finite (%SRPT_RNR_RETRY).
  *
  * Return: 0 or a negative errno.
  */

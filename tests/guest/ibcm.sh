@@ -239,14 +239,22 @@ ibcm_down() {
 # RDMA/CM: both channels are listed (cm=ib, cm=rdma) and carry I/O; the
 # IB/CM channel's QP is the one the REP named and was moved by the target to
 # INIT, RTR and RTS, in that order (srpt_qp_state), and to ERR at release
-# after the initiator's DREQ, which leaves the RDMA/CM channel alone.
+# after the initiator's DREQ, which leaves the RDMA/CM channel alone.  The
+# RDMA/CM channel's QP was moved by the target too (INIT, RTR, RTS), and
+# both QPs retry RNR NAKs 6 times as the device reports it, though both
+# initiators asked for 7 (for ever).
 case_ibcm_login() {
-	local d id qp line moves
+	local d id qp line moves rline rid rqp
 	check ibcm_up
+	check ibcm_trace_on
 	check srp_login ch_count=1
 	d=$(srp_disk) || fail "no disk for the kernel initiator"
 	check wait_channels 1
-	check ibcm_trace_on
+	rline=$(channels | grep ' cm=rdma ') || fail "no RDMA/CM channel listed"
+	rid=$(field_of "$rline" id) && rqp=$(field_of "$rline" qp) ||
+		fail "no id or QP in '$rline'"
+	[[ $(field_of "$rline" rnr_retry) == 6 ]] ||
+		fail "the RDMA/CM channel's QP has RNR retry '$(field_of "$rline" rnr_retry)', expected 6: $rline"
 	check ibcm_login a "$IBCM_EXT"
 	ibcm_status
 	ibcm_accepted a
@@ -261,6 +269,8 @@ case_ibcm_login() {
 	qp=$(ibcm_chan_field "$IBCM_EXT" qp) || fail "no channel QP"
 	[[ $qp == "$(ibcm_get a remote_qpn)" ]] ||
 		fail "channel QP $qp is not the REP's $(ibcm_get a remote_qpn)"
+	[[ $(ibcm_chan_field "$IBCM_EXT" rnr_retry) == 6 ]] ||
+		fail "the IB/CM channel's QP has RNR retry '$(ibcm_chan_field "$IBCM_EXT" rnr_retry)', expected 6"
 
 	check ibcm_cmd io name=a
 	ibcm_status
@@ -278,6 +288,10 @@ case_ibcm_login() {
 	log "QP moves of channel $id: $moves"
 	[[ $moves == "INIT:0 RTR:0 RTS:0 ERR:0" ]] ||
 		fail "srpt_qp_state of channel $id: '$moves', expected INIT, RTR, RTS, ERR (ret 0)"
+	moves=$(ibcm_qp_moves "$rid" "$rqp")
+	log "QP moves of the RDMA/CM channel $rid: $moves"
+	[[ $moves == "INIT:0 RTR:0 RTS:0" ]] ||
+		fail "srpt_qp_state of the RDMA/CM channel $rid: '$moves', expected INIT, RTR, RTS (ret 0)"
 	# The RDMA/CM channel was not touched.
 	[[ $(channels | grep -c ' state=live cm=rdma ') == 1 ]] ||
 		fail "the kernel initiator's channel did not survive: $(channels)"

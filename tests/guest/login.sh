@@ -170,6 +170,12 @@ srp_disk() {
 # channels: the target's channel list for the portal group.
 channels() { cat "$(tgt_dir)/channels"; }
 
+# field_of LINE NAME: the value of NAME=<value> in a channel line.
+field_of() {
+	[[ " $1 " =~ \ $2=([^ ]+)\  ]] || return 1
+	echo "${BASH_REMATCH[1]}"
+}
+
 # channel_count: number of channels the target lists.
 channel_count() { channels | grep -c . || true; }
 

@@ -2,10 +2,10 @@
 # tests/guest/sendq.sh: send queue cases, sourced by suite.sh after lib.sh,
 # login.sh and faults.sh.  The conformance client (build/client/
 # srp-conformance, its sendq.* cases) stops posting receive buffers: the
-# target's SENDs to it then meet RNR NAKs, retried for ever (the client
-# asks for RNR retry count 7, as ib_srp does), every later send of the
-# channel waits behind them and, with srp_sq_size=16 (the minimum of a
-# channel), the send queue is full.
+# target's SENDs to it then meet RNR NAKs (the client asks for RNR retry
+# count 7, for ever, as ib_srp does; the target's QP retries 6 times),
+# every later send of the channel waits behind them and, with
+# srp_sq_size=16 (the minimum of a channel), the send queue is full.
 
 # SENDQ_CHANNELS: the channels attribute of the portal group under test
 # (set by each case; read with builtins, a fork costs ~50 ms under TCG).
