@@ -30,6 +30,24 @@
 #define SRPT_COMPAT_SUBMIT_OPS
 #endif
 
+/*
+ * Since 7.3 a backstore's complete_type attribute may ask LIO to complete
+ * its successful commands in the backend's own context (TARGET_DIRECT_COMPL:
+ * a bio's end_io in hard or soft interrupt context for iblock, the
+ * submitting context for rd_mcp and fileio) rather than from LIO's
+ * completion workqueue, if the fabric allows it.  queue_data_in,
+ * queue_status, check_stop_free and release_cmd may then run in any of
+ * these contexts: they take only interrupt-safe locks, never sleep and hold
+ * nothing across a submission (see srpt_lio.c).  The default stays queued.
+ */
+#ifdef SRPT_HAVE_DIRECT_COMPL
+#define SRPT_COMPAT_COMPL_OPS				\
+	.direct_compl_supp = 1,				\
+	.default_compl_type = TARGET_QUEUE_COMPL,
+#else
+#define SRPT_COMPAT_COMPL_OPS
+#endif
+
 /**
  * srpt_compat_submit_cmd() - hand a new SCSI command to LIO
  * @cmd: the command, zeroed, its tag set

@@ -607,22 +607,27 @@ unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
  * which the backend prints for configfs ("nullio: 1"), and cannot change
  * once the device is configured.
  *
- * Return: true for such a device, and when its parameters cannot be read
- * (the buffer is then cleared, which is never wrong).
+ * Called from queue_data_in, which with LIO's direct completion (7.3) runs
+ * in the backend's completion context: the page the parameters are printed
+ * into is taken without sleeping.
+ *
+ * Return: 1 for such a device, and when its parameters cannot be printed;
+ * 0 for a device that fills READ buffers; -ENOMEM when no page could be
+ * had now (the caller clears the buffer and asks again next time).
  */
-static bool srpt_dev_discards(struct se_device *dev)
+static int srpt_dev_discards(struct se_device *dev)
 {
 	const struct target_backend_ops *ops = dev->transport;
-	bool ret = true;
 	char *page;
+	int ret;
 
 	if (strcmp(ops->name, "rd_mcp"))
-		return false;
+		return 0;
 	if (!ops->show_configfs_dev_params)
-		return true;
-	page = (char *)get_zeroed_page(GFP_KERNEL | __GFP_NOWARN);
+		return 1;
+	page = (char *)get_zeroed_page(GFP_NOWAIT | __GFP_NOWARN);
 	if (!page)
-		return true;
+		return -ENOMEM;
 	/* The backend prints a few lines into a configfs page. */
 	ops->show_configfs_dev_params(dev, page);
 	ret = !strstr(page, "nullio: 0");
@@ -635,20 +640,24 @@ static bool srpt_dev_discards(struct se_device *dev)
  * @ioctx: the command, with a data-in buffer and a device
  *
  * Return: true if the command is a READ and its device leaves READ
- * buffers alone.
+ * buffers alone (or that could not be found out now).
  */
 bool __srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_channel *ch = ioctx->ch;
 	struct se_device *dev = ioctx->cmd.se_dev;
 	u32 id = dev->dev_index + 1;
+	int ret;
 
 	/* LIO itself fills what it emulates (INQUIRY, REPORT LUNS). */
 	if (!srpt_cdb_reads_medium(ioctx->cdb))
 		return false;
 	if (id == READ_ONCE(ch->nullio_dev))
 		return true;
-	if (srpt_dev_discards(dev)) {
+	ret = srpt_dev_discards(dev);
+	if (ret < 0)
+		return true;
+	if (ret) {
 		WRITE_ONCE(ch->nullio_dev, id);
 		return true;
 	}

@@ -100,4 +100,5 @@ const struct target_core_fabric_ops srpt_fabric_ops = {
 	.tfc_tpg_nacl_base_attrs	= srpt_nacl_base_attrs,
 	.tfc_tpg_nacl_auth_attrs	= srpt_nacl_auth_attrs,
 	SRPT_COMPAT_SUBMIT_OPS
+	SRPT_COMPAT_COMPL_OPS
 };

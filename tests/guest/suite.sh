@@ -27,6 +27,8 @@ if [[ $SUITE_LOGIN == 1 && -f $GUEST_DIR/login.sh ]]; then
 	. "$GUEST_DIR/observe.sh"
 	# shellcheck source=tests/guest/compat.sh
 	. "$GUEST_DIR/compat.sh"
+	# shellcheck source=tests/guest/direct_compl.sh
+	. "$GUEST_DIR/direct_compl.sh"
 fi
 # shellcheck source=tests/guest/mad.sh
 . "$GUEST_DIR/mad.sh"
@@ -379,6 +381,7 @@ if declare -F run_login_cases >/dev/null; then
 	. "$GUEST_DIR/hostile.sh"
 	[[ ${SUITE_HOSTILE:-1} == 0 ]] || run_hostile_cases
 	run_observe_cases
+	run_direct_compl_cases
 	run_compat_cases
 	# shellcheck source=tests/guest/ibcm.sh
 	. "$GUEST_DIR/ibcm.sh"
