@@ -36,6 +36,13 @@
 #   INSN_PASSES   drivers in order (ours, intree)
 #   INSN_WARMUP   I/Os per job in the unmeasured warm-up (default 2000)
 #   INSN_MARK_SO  the mark library (default $PROJECT/build/insn/insnmark.so)
+#   INSN_BACKSTORES  backstores (guest-bench.sh's use_backstore: "rd",
+#                 "nullio"; default "rd nullio")
+#   INSN_SLABS    slab settings (guest-bench.sh's set_slab: "default",
+#                 "tuned"; default "tuned")
+# Every slab setting and backstore is a configuration "BACKSTORE-SLAB"
+# with all the passes; the records name it ("config"), and pass labels
+# start with it (rd-tuned-ours-1).
 #
 # Exit status: 0 if every driver loaded, every login worked and every job
 # ran its N I/Os inside a window; 1 otherwise.
@@ -49,6 +56,8 @@ BENCH_LIB_ONLY=1 BENCH_MEM_LOGINS=0
 : "${INSN_PASSES:=ours intree ours}"
 : "${INSN_WARMUP:=2000}"
 : "${INSN_MARK_SO:=$PROJECT/build/insn/insnmark.so}"
+: "${INSN_BACKSTORES:=rd nullio}"
+: "${INSN_SLABS:=tuned}"
 
 RAW=$RESULTS/insn.jsonl
 OUTD=$RESULTS/insn
@@ -82,22 +91,16 @@ setup_mem() {
 	fi
 	rm -f "$TMPD/probe"
 	log "bench-insn: fio buffers: iomem=$IOMEM; THP $(cat "$t/enabled" 2>/dev/null)"
-	keep_slabs
 }
 
-# keep_slabs: SLUB keeps up to 10000 empty slabs per cache and node
-# instead of giving them back to the page allocator.  Without this (seen on
-# 6.12) the caches that one I/O fills and the next empties (skbs, rxe's
-# packets) free and allocate whole slabs inside the windows, each
+# The slab setting of each configuration (INSN_SLABS) is guest-bench.sh's
+# set_slab: "tuned" lets SLUB keep up to 10000 empty slabs per cache and
+# node instead of giving them back to the page allocator.  Without this
+# (seen on 6.12) the caches that one I/O fills and the next empties (skbs,
+# rxe's packets) free and allocate whole slabs inside the windows, each
 # allocation clearing its pages (init_on_alloc): thousands of instructions
 # per I/O that come and go from pass to pass, beyond the A/A bound.
-keep_slabs() {
-	local f n=0
-	for f in /sys/kernel/slab/*/min_partial; do
-		[[ -w $f ]] && echo 10000 >"$f" 2>/dev/null && n=$((n + 1))
-	done
-	log "bench-insn: min_partial 10000 for $n slab caches"
-}
+# "default" leaves SLUB as booted, i.e. as a user's system runs.
 
 # job_file FILE DEV N JOB...: a fio job file, the jobs one after the other
 # (stonewall), N I/Os each.
@@ -157,8 +160,8 @@ measure() {
 		die "$name: window with $sub submitted and $comp completed I/Os, expected $n"
 	SEQ=$((SEQ + 1))
 	rec=$(jq -c --argjson seq "$SEQ" --arg pass "$label" --arg drv "$drv" \
-		--arg job "$job" --argjson n "$n" '.jobs[0] as $j | {kind: "window",
-		seq: $seq, pass: $pass, driver: $drv, job: $job, ios: $n,
+		--arg job "$job" --argjson n "$n" --arg cfg "$CUR_BS-$CUR_SLAB" '.jobs[0] as $j | {kind: "window",
+		config: $cfg, seq: $seq, pass: $pass, driver: $drv, job: $job, ios: $n,
 		fio_ios: $j.mixed.total_ios, error: $j.error,
 		fio: ($pass + "-" + $job + ".json")}' "$out") ||
 		die "cannot parse $out"
@@ -184,43 +187,61 @@ done
 { cp "$(command -v fio)" "$TMPD/fio" && cp "$INSN_MARK_SO" "$TMPD/insnmark.so"; } ||
 	die "cannot copy fio and the mark library to $TMPD"
 echo 0 >/proc/sys/kernel/kptr_restrict
+# With -icount sleep=off the guest clock jumps over the time the guest
+# waits for the host idle (9p reads of module files): on a loaded host the
+# hung-task detector then reports a modprobe waiting for its files (seen:
+# "blocked for more than 61 seconds" in crc64_rocksoft_rehash while
+# sd_mod loaded), and the run fails on that splat.
+[[ ! -w /proc/sys/kernel/hung_task_timeout_secs ]] || echo 0 >/proc/sys/kernel/hung_task_timeout_secs
 setup_mem
 log "bench-insn: kernel $KVER, ours $SRPT_KO, in-tree $INTREE_KO, $(nproc) CPU(s)"
 log "bench-insn: passes $INSN_PASSES; jobs $INSN_JOBS; warm-up $INSN_WARMUP I/Os per job"
 record "$(jq -cn --arg k "$KVER" --arg o "$SRPT_KO" --arg i "$INTREE_KO" \
 	--arg jobs "$INSN_JOBS" --arg passes "$INSN_PASSES" --argjson warm "$INSN_WARMUP" \
-	--argjson cpus "$(nproc)" --arg lun "$LUN_SIZE" --arg fio "$(fio --version)" --arg iomem "$IOMEM" '
+	--argjson cpus "$(nproc)" --arg lun "$LUN_SIZE" --arg fio "$(fio --version)" --arg iomem "$IOMEM" \
+	--arg bss "$INSN_BACKSTORES" --arg slabs "$INSN_SLABS" '
 	{kind: "meta", kver: $k, ours_ko: $o, intree_ko: $i,
+	 backstores: ($bss | split(" ")), slabs: ($slabs | split(" ")),
+	 configs: [($slabs | split(" "))[] as $s | ($bss | split(" "))[] | "\(.)-\($s)"],
 	 jobs: ($jobs | split(" ") | map(split(":") | {job: .[0], ios: (.[1] | tonumber)})),
 	 passes: ($passes | split(" ")), warmup_ios: $warm, guest_cpus: $cpus, ch: 1,
 	 fio: $fio, disk: "nomerges=2, scheduler none, add_random 0", iomem: $iomem,
 	 backstore: "LIO rd_mcp ramdisk, \($lun)"}')"
 
+for bs in $INSN_BACKSTORES; do [[ $bs == rd || $bs == nullio ]] || die "unknown backstore $bs"; done
+for sl in $INSN_SLABS; do [[ $sl == default || $sl == tuned ]] || die "unknown slab setting $sl"; done
+
 setup_rxe || die "soft-RoCE setup failed"
-declare -A NPASS=()
-for drv in $INSN_PASSES; do
-	NPASS[$drv]=$((${NPASS[$drv]:-0} + 1))
-	label=$drv-${NPASS[$drv]}
-	use_driver "$drv" 1
-	tune_disk "$CUR_DEV" || die "cannot tune $CUR_DEV"
-	{ cat /proc/kallsyms >"$TMPD/$label.kallsyms" && cp "$TMPD/$label.kallsyms" "$OUTD/"; } ||
-		die "cannot save /proc/kallsyms"
-	cp /proc/modules "$OUTD/$label.modules"
-	sv="" taint=""
-	[[ -r /sys/module/ib_srpt/srcversion ]] && read -r sv </sys/module/ib_srpt/srcversion
-	read -r taint </sys/module/ib_srpt/taint
-	record "$(jq -cn --arg p "$label" --arg d "$drv" --arg sv "$sv" --arg t "$taint" \
-		'{kind: "syms", pass: $p, driver: $d, file: "insn/\($p).kallsyms",
-		  srcversion: $sv, taint: $t}')"
-	log "=== $label on $CUR_DEV"
-	warm_up "$label" "$CUR_DEV"
-	for j in $INSN_JOBS; do
-		measure "$label" "$drv" "$CUR_DEV" "${j%%:*}" "${j#*:}"
+for sl in $INSN_SLABS; do
+	for bs in $INSN_BACKSTORES; do
+		use_backstore "$bs"
+		set_slab "$sl"
+		declare -A NPASS=()
+		for drv in $INSN_PASSES; do
+			NPASS[$drv]=$((${NPASS[$drv]:-0} + 1))
+			label=$bs-$sl-$drv-${NPASS[$drv]}
+			use_driver "$drv" 1
+			tune_disk "$CUR_DEV" || die "cannot tune $CUR_DEV"
+			{ cat /proc/kallsyms >"$TMPD/$label.kallsyms" && cp "$TMPD/$label.kallsyms" "$OUTD/"; } ||
+				die "cannot save /proc/kallsyms"
+			cp /proc/modules "$OUTD/$label.modules"
+			sv="" taint=""
+			[[ -r /sys/module/ib_srpt/srcversion ]] && read -r sv </sys/module/ib_srpt/srcversion
+			read -r taint </sys/module/ib_srpt/taint
+			record "$(jq -cn --arg p "$label" --arg d "$drv" --arg sv "$sv" --arg t "$taint" \
+				--arg cfg "$bs-$sl" '{kind: "syms", config: $cfg, pass: $p, driver: $d, file: "insn/\($p).kallsyms",
+				  srcversion: $sv, taint: $t}')"
+			log "=== $label on $CUR_DEV"
+			warm_up "$label" "$CUR_DEV"
+			for j in $INSN_JOBS; do
+				measure "$label" "$drv" "$CUR_DEV" "${j%%:*}" "${j#*:}"
+			done
+			cp "$TMPD/$label"-*.json "$TMPD/$label"-*.fio "$OUTD/" || die "cannot copy fio's output"
+		done
+		unset NPASS
 	done
-	cp "$TMPD/$label"-*.json "$TMPD/$label"-*.fio "$OUTD/" || die "cannot copy fio's output"
 done
-srp_logout_all || die "$CUR_DRV: logout failed"
-unload_driver || die "$CUR_DRV: unload failed"
+drop_driver
 if dmesg | dmesg_splats >/dev/null; then
 	dmesg | dmesg_splats | head -n 5
 	die "kernel splat in the guest log"

@@ -21,15 +21,17 @@
 # Knobs (environment, set by scripts/bench with scripts/vm --env):
 #   BENCH_ROUNDS   rounds: each driver runs every job once per round
 #                  (default 3)
-#   BENCH_GROUP    jobs per segment (default 3): in a round, every group of
+#   BENCH_GROUP    jobs per segment (default 4): in a round, every group of
 #                  BENCH_GROUP jobs at every ch_count is a segment, which
 #                  the drivers run back to back; the order of the drivers
 #                  reverses from one segment to the next (A B, B A, A B,
 #                  ...) and from one round to the next, so a segment
 #                  mostly starts with the driver the previous one ended
 #                  with (no reload)
-#   BENCH_JOBS     fio job names to run (default: the whole matrix, see
-#                  job_args); BENCH_CHS ib_srp ch_count values (default "1 2")
+#   BENCH_JOBS     fio job names to run (default 4k-randread-qd32
+#                  4k-randwrite-qd32 64k-randrw-qd16 128k-read-qd8; all:
+#                  see job_args; "none": no fio matrix); BENCH_CHS ib_srp
+#                  ch_count values (default "1")
 #   BENCH_RUNTIME  seconds measured per job (default 3), BENCH_RAMP seconds
 #                  of ramp before (default 1)
 #   BENCH_MEM_LOGINS  logins (ch_count=2 each) for the memory figure
@@ -44,6 +46,22 @@
 #                  LABEL:NAME=VAL[,NAME=VAL...]; measured as driver
 #                  "ours-LABEL" after "ours" in every segment (experiments:
 #                  scripts/bench's table shows only ours and in-tree)
+#   BENCH_AA=1     also run our module a second time in every segment, as
+#                  driver "ours-aa" (reloaded, same parameters): the A/A
+#                  spread of the timings (default 0)
+#   BENCH_BACKSTORES  LUN backstores, measured one after the other (default
+#                  "rd"): "rd" is LIO rd_mcp with data, "nullio" rd_mcp
+#                  with rd_nullio=1 (no data copied, READs return the
+#                  buffer as it is)
+#   BENCH_SLABS    slab settings, each backstore measured under each
+#                  (default "default"): "default" is SLUB's min_partial
+#                  per cache as booted, "tuned" 10000 for every cache (see
+#                  set_slab)
+#   BENCH_STORM    drivers of the login-storm job, in order (default none;
+#                  e.g. "ours intree ours"), after the fio matrix: see storm
+#   BENCH_STORM_PORTS, BENCH_STORM_CH  initiator ports (distinct
+#                  initiator_ext, one add_target each) and ch_count of each
+#                  (default 16 and 4; ib_srp caps ch_count at the CPUs)
 #
 # Exit status: 0 if every driver loaded, every login worked and fio reported
 # no error; 1 otherwise (the first error ends the run).  Timings are never
@@ -60,9 +78,9 @@ GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../../tests/guest
 . "$GUEST_DIR/login.sh"
 
 : "${BENCH_ROUNDS:=3}"
-: "${BENCH_GROUP:=3}"
-: "${BENCH_JOBS:=4k-randread-qd1 4k-randread-qd32 4k-randwrite-qd1 4k-randwrite-qd32 64k-randrw-qd16 128k-read-qd8 128k-write-qd8 1m-read-qd4 1m-write-qd4}"
-: "${BENCH_CHS:=1 2}"
+: "${BENCH_GROUP:=4}"
+: "${BENCH_JOBS:=4k-randread-qd32 4k-randwrite-qd32 64k-randrw-qd16 128k-read-qd8}"
+: "${BENCH_CHS:=1}"
 : "${BENCH_RUNTIME:=3}"
 : "${BENCH_RAMP:=1}"
 : "${BENCH_MEM_LOGINS:=4}"
@@ -70,6 +88,13 @@ GUEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../../tests/guest
 : "${BENCH_PERF:=}"
 : "${BENCH_PERF_FREQ:=499}"
 : "${BENCH_VARIANTS:=}"
+: "${BENCH_AA:=0}"
+: "${BENCH_BACKSTORES:=rd}"
+: "${BENCH_SLABS:=default}"
+: "${BENCH_STORM:=}"
+: "${BENCH_STORM_PORTS:=16}"
+: "${BENCH_STORM_CH:=4}"
+[[ $BENCH_JOBS != none ]] || BENCH_JOBS=""
 
 RAW=$RESULTS/raw.jsonl
 INTREE_KO=$(compgen -G "/lib/modules/$KVER/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko*" | head -n1)
@@ -238,8 +263,8 @@ $(((d1[0] + d1[4]) - (d0[0] + d0[4])))"
 run_jobs() {
 	local drv=$1 round=$2 ch=$3 dev=$4 job a out jobfile rc snaps="{}" d recs bad
 	shift 4
-	out=$RESULTS/fio/$drv-r$round-ch$ch-$1.json
-	jobfile=$RESULTS/fio/$drv-r$round-ch$ch-$1.fio
+	out=$RESULTS/fio/$CUR_BS-$CUR_SLAB-$drv-r$round-ch$ch-$1.json
+	jobfile=$RESULTS/fio/$CUR_BS-$CUR_SLAB-$drv-r$round-ch$ch-$1.fio
 	rm -f "$SNAP_DIR"/*
 	{
 		echo "[global]"
@@ -260,7 +285,7 @@ run_jobs() {
 			echo "exec_postrun=$SNAP post-$job ${dev#/dev/}"
 		done
 	} >"$jobfile"
-	log "fio: $drv, round $round, ch_count=$ch: $*"
+	log "fio: $drv, $CUR_BS/$CUR_SLAB, round $round, ch_count=$ch: $*"
 	perf_start "$drv" "$round" "$ch" "$@"
 	(cd /tmp && fio --output-format=json --output="$out" "$jobfile")
 	rc=$?
@@ -274,10 +299,12 @@ run_jobs() {
 		snaps=$(jq -c --arg j "$job" --arg d "$d" '. + {($j): ($d | split(" ") | map(tonumber))}' <<<"$snaps")
 	done
 	recs=$(jq -c --arg drv "$drv" --argjson round "$round" --argjson ch "$ch" \
+		--arg bs "$CUR_BS" --arg slab "$CUR_SLAB" \
 		--argjson snaps "$snaps" --arg names "$RXE_COUNTERS" '
 		.jobs[] | . as $j | $j.mixed as $m | ($snaps[$j.jobname] // [null, null]) as [$busy, $ios] |
 		($snaps[$j.jobname] // [] | .[2:]) as $rxe | {
 			kind: "fio", driver: $drv, round: $round, ch: $ch, job: $j.jobname,
+			backstore: $bs, slab: $slab,
 			error: $j.error, iops: $m.iops, bw_bytes: $m.bw_bytes,
 			p50_us: ($m.clat_ns.percentile["50.000000"] / 1000),
 			p99_us: ($m.clat_ns.percentile["99.000000"] / 1000),
@@ -500,6 +527,244 @@ mem_bench() {
 	return 0
 }
 
+# ----------------------------------------------- backstore and slab --
+
+CUR_BS="" CUR_SLAB=""
+SLAB_SAVED=/tmp/bench-min_partial
+
+# drop_driver: log out and unload the current driver (if any).
+drop_driver() {
+	[[ -n $CUR_DRV ]] || return 0
+	srp_logout_all || die "$CUR_DRV: logout failed"
+	unload_driver || die "$CUR_DRV: unload failed"
+	CUR_DRV="" CUR_CH=""
+}
+
+# use_backstore rd|nullio: make the LUN's backstore (login.sh's rd_login,
+# which srp_target_up maps) LIO rd_mcp with data, or with rd_nullio=1.
+# The driver is unloaded first (its LUN links the backstore); the next
+# use_driver loads it again.
+use_backstore() {
+	local bs=$1 d extra=""
+	[[ $CUR_BS == "$bs" ]] && return 0
+	drop_driver
+	case $bs in
+	rd) ;;
+	nullio) extra=",rd_nullio=1" ;;
+	*) die "unknown backstore $bs" ;;
+	esac
+	for d in "$CFS_TARGET"/core/rd_mcp_*/rd_login; do
+		[[ -d $d ]] || continue
+		{ rmdir "$d" && rmdir "${d%/*}"; } || die "cannot remove the backstore $d"
+	done
+	d=$(rd_backstore rd_login "$LUN_SIZE" "$extra") || die "cannot create the $bs backstore"
+	log "backstore $bs: $d ($(grep -a -o 'nullio: [0-9]*' "$d/info" 2>/dev/null))"
+	CUR_BS=$bs
+}
+
+# set_slab default|tuned: SLUB's min_partial (empty slabs a cache keeps per
+# node instead of giving them back to the page allocator) for every cache:
+# as booted ("default", each cache's own value, saved the first time) or
+# 10000 ("tuned": then the caches that one I/O fills and the next empties,
+# skbs and rxe's packets, do not free and allocate, and clear, whole slabs
+# as they go).  Caches created after the first call keep their own value
+# under "default".
+set_slab() {
+	local f v n=0
+	[[ $CUR_SLAB == "$1" ]] && return 0
+	if [[ ! -s $SLAB_SAVED ]]; then
+		for f in /sys/kernel/slab/*/min_partial; do
+			[[ -r $f ]] && echo "$f $(<"$f")"
+		done >"$SLAB_SAVED"
+	fi
+	case $1 in
+	default)
+		while read -r f v; do
+			[[ -w $f ]] && echo "$v" >"$f" 2>/dev/null && n=$((n + 1))
+		done <"$SLAB_SAVED"
+		log "slab: min_partial as booted for $n caches"
+		;;
+	tuned)
+		for f in /sys/kernel/slab/*/min_partial; do
+			[[ -w $f ]] && echo 10000 >"$f" 2>/dev/null && n=$((n + 1))
+		done
+		log "slab: min_partial 10000 for $n caches"
+		;;
+	*) die "unknown slab setting $1" ;;
+	esac
+	CUR_SLAB=$1
+}
+
+# ---------------------------------------------------------- login storm --
+
+# storm_ext I: initiator_ext of storm port I.
+storm_ext() { printf '%016x' $((0x57000000 + $1)); }
+
+# storm_acls add|del: an ACL with LUN 0 for each storm port.
+storm_acls() {
+	local i guid t acl
+	guid=$(node_guid) || return 1
+	t=$(tgt_dir)
+	for ((i = 1; i <= BENCH_STORM_PORTS; i++)); do
+		acl=$t/acls/0x$(storm_ext "$i")$guid
+		if [[ $1 == add ]]; then
+			{ mkdir -p "$acl/lun_0" && ln -s "$t/lun/lun_0" "$acl/lun_0/lun0"; } || return 1
+		else
+			rm -f "$acl/lun_0/lun0"
+			rmdir "$acl/lun_0" "$acl" 2>/dev/null
+		fi
+	done
+	return 0
+}
+
+# rports_in STATE: number of SRP remote ports in STATE (running, blocked,
+# fail-fast).
+rports_in() {
+	local p n=0 s
+	for p in /sys/class/srp_remote_ports/*/state; do
+		[[ -r $p ]] && read -r s <"$p" && [[ $s == "$1" ]] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# srp_disks: the block devices of ib_srp's SCSI hosts, one a line.
+srp_disks() {
+	local h b
+	for h in $(srp_hosts); do
+		for b in "$h"/device/target*/*/block/*; do
+			[[ -e $b ]] && echo "${b##*/}"
+		done
+	done
+}
+
+# disks_ios DISK...: completed reads + writes of each disk, one a line.
+# (The guest has no /dev/fd: no process substitution here.)
+disks_ios() {
+	local d a
+	for d; do
+		read -ra a <"/sys/block/$d/stat" && echo "$((a[0] + a[4]))"
+	done
+}
+
+# now_ms: CLOCK_MONOTONIC in ms (/proc/uptime has only centiseconds).
+now_ms() {
+	local t
+	read -r t _ </proc/uptime
+	t=${t/./}
+	echo "$((10#$t * 10))"
+}
+
+# storm DRIVER PASS: the login-storm job.  BENCH_STORM_PORTS initiator
+# ports (distinct initiator_ext, an ACL each) log in at once (all
+# add_target writes in parallel), ch_count=BENCH_STORM_CH each; fio runs on
+# every disk; then the portal group is disabled, which closes every
+# channel (a DREQ each), and enabled again as soon as no remote port of
+# ib_srp runs: with reconnect_delay 1 every port then logs in again
+# at about the same time.  Records the time from the add_target writes
+# until every disk is there (login_s), from the enable until every remote
+# port runs again (relogin_s), and until every disk has completed I/O
+# again (io_s).  Disk completions stand for fio's (fio runs on them
+# alone).  Timings are recorded, never judged.
+storm() {
+	local drv=$1 pass=$2 i guid t0 t1 t2 t3 n disks=() ch fpid p login
+	local -a before after
+	local end
+	drop_driver
+	log "=== $drv (storm $pass)"
+	load_driver "$drv" || die "$drv: load or target setup failed"
+	CUR_DRV=$drv
+	storm_acls add || die "$drv: cannot create the storm ACLs"
+	guid=$(node_guid) || die "no node GUID"
+	kmsg "bench storm $drv: login"
+	t0=$(now_ms)
+	for ((i = 1; i <= BENCH_STORM_PORTS; i++)); do
+		echo "id_ext=$guid,ioc_guid=$guid,dest=$SRP_DEST,initiator_ext=$(storm_ext "$i"),ch_count=$BENCH_STORM_CH" \
+			>"$SRP_HOST/add_target" &
+	done
+	wait
+	for ((i = 0; i < 1200; i++)); do
+		read -ra disks <<<"$(srp_disks | tr "\n" " ")"
+		((${#disks[@]} >= BENCH_STORM_PORTS)) && break
+		nap 0.05
+	done
+	t1=$(now_ms)
+	((${#disks[@]} == BENCH_STORM_PORTS)) ||
+		die "$drv storm: ${#disks[@]} disks after logging $BENCH_STORM_PORTS ports in"
+	ch=$(srp_channels)
+	login=$((t1 - t0))
+	log "$drv storm: $BENCH_STORM_PORTS ports, $ch channels logged in, disks in $login ms"
+	for p in /sys/class/srp_remote_ports/*; do
+		echo 1 >"$p/reconnect_delay"
+		echo 120 >"$p/fast_io_fail_tmo"
+	done
+	{
+		echo "[global]"
+		echo "ioengine=libaio"
+		echo "direct=1"
+		echo "rw=randread"
+		echo "bs=4k"
+		echo "iodepth=2"
+		echo "size=$LUN_SIZE"
+		echo "time_based"
+		echo "runtime=600"
+		for i in "${disks[@]}"; do printf '[%s]\nfilename=/dev/%s\n' "$i" "$i"; done
+	} >"$RESULTS/fio/storm-$pass.fio"
+	(cd /tmp && exec fio --output-format=json --output="$RESULTS/fio/storm-$pass.json" \
+		"$RESULTS/fio/storm-$pass.fio") >/dev/null 2>&1 &
+	fpid=$!
+	# fio runs on every disk.
+	read -ra before <<<"$(disks_ios "${disks[@]}" | tr "\n" " ")"
+	for ((i = 0; i < 600; i++)); do
+		nap 0.1
+		read -ra after <<<"$(disks_ios "${disks[@]}" | tr "\n" " ")"
+		n=0
+		for p in "${!disks[@]}"; do ((after[p] > before[p])) && n=$((n + 1)); done
+		((n == ${#disks[@]})) && break
+	done
+	((n == ${#disks[@]})) || die "$drv storm: fio did not start on every disk"
+	nap 2
+	kmsg "bench storm $drv: disable"
+	sysfs_write "$(tgt_dir)/enable" 0 || die "$drv storm: cannot disable the portal group"
+	for ((i = 0; i < 600; i++)); do
+		(($(rports_in running) == 0)) && break
+		nap 0.05
+	done
+	(($(rports_in running) == 0)) ||
+		die "$drv storm: $(rports_in running) of $BENCH_STORM_PORTS remote ports still running after the disable"
+	read -ra before <<<"$(disks_ios "${disks[@]}" | tr "\n" " ")"
+	kmsg "bench storm $drv: enable"
+	t2=$(now_ms)
+	sysfs_write "$(tgt_dir)/enable" 1 || die "$drv storm: cannot enable the portal group"
+	t1="" t3=""
+	end=$((SECONDS + 300))
+	while ((SECONDS < end)); do
+		if [[ -z $t1 ]] && (($(rports_in running) == BENCH_STORM_PORTS)); then
+			t1=$(now_ms)
+		fi
+		read -ra after <<<"$(disks_ios "${disks[@]}" | tr "\n" " ")"
+		n=0
+		for p in "${!disks[@]}"; do ((after[p] > before[p])) && n=$((n + 1)); done
+		if ((n == ${#disks[@]})); then
+			t3=$(now_ms)
+			[[ -n $t1 ]] || t1=$t3
+			break
+		fi
+		nap 0.05
+	done
+	kill -INT "$fpid" 2>/dev/null
+	wait "$fpid"
+	[[ -n $t3 ]] || die "$drv storm: I/O did not resume on every disk within 300 s ($n of ${#disks[@]})"
+	log "$drv storm: all ports running again $((t1 - t2)) ms after the enable, I/O on every disk after $((t3 - t2)) ms"
+	record "$(jq -cn --arg drv "$drv" --arg pass "$pass" --argjson ports "$BENCH_STORM_PORTS" \
+		--argjson chreq "$BENCH_STORM_CH" --argjson ch "$ch" --arg bs "$CUR_BS" --arg slab "$CUR_SLAB" \
+		--argjson login "$login" --argjson relogin "$((t1 - t2))" --argjson io "$((t3 - t2))" \
+		'{kind: "storm", driver: $drv, pass: $pass, ports: $ports, ch_count: $chreq,
+		  channels: $ch, backstore: $bs, slab: $slab, login_ms: $login,
+		  relogin_ms: $relogin, io_ms: $io}')"
+	srp_logout_all || die "$drv storm: logout failed"
+	storm_acls del
+}
+
 # ---------------------------------------------------------------- main --
 
 CUR_DRV="" CUR_CH="" CUR_DEV="" MEM_DONE=""
@@ -520,7 +785,7 @@ use_driver() {
 		kmsg "bench $drv"
 		load_driver "$drv" || die "$drv: load or target setup failed"
 		CUR_DRV=$drv
-		if [[ " $MEM_DONE " != *" $drv "* ]]; then
+		if [[ $drv != ours-aa && " $MEM_DONE " != *" $drv "* ]]; then
 			mem_bench "$drv" || die "$drv: memory logins failed"
 			MEM_DONE+=" $drv"
 		fi
@@ -551,12 +816,17 @@ log "bench: rounds $BENCH_ROUNDS, $BENCH_GROUP jobs per segment, ch_count $BENCH
 record "$(jq -cn --arg k "$KVER" --arg o "$SRPT_KO" --arg i "$INTREE_KO" \
 	--argjson r "$BENCH_ROUNDS" --argjson grp "$BENCH_GROUP" --argjson rt "$BENCH_RUNTIME" --argjson ramp "$BENCH_RAMP" \
 	--arg jobs "$BENCH_JOBS" --arg chs "$BENCH_CHS" --argjson cpus "$(nproc)" \
-	--arg lun "$LUN_SIZE" --argjson mtu "${BENCH_MTU:-1500}" '
+	--arg lun "$LUN_SIZE" --argjson mtu "${BENCH_MTU:-1500}" \
+	--arg bss "$BENCH_BACKSTORES" --arg slabs "$BENCH_SLABS" --argjson aa "$BENCH_AA" \
+	--arg storm "$BENCH_STORM" '
 	{kind: "meta", netdev_mtu: $mtu, kver: $k, ours_ko: $o, intree_ko: $i, rounds: $r,
-	 group: $grp,
+	 group: $grp, backstores: ($bss | split(" ")), slabs: ($slabs | split(" ")),
+	 aa: ($aa == 1), storm: ($storm | split(" ") | map(select(. != ""))),
 	 runtime_s: $rt, ramp_s: $ramp, jobs: ($jobs | split(" ")),
 	 ch_counts: ($chs | split(" ") | map(tonumber)), guest_cpus: $cpus,
 	 backstore: "LIO rd_mcp ramdisk, \($lun)"}')"
+for bs in $BENCH_BACKSTORES; do [[ $bs == rd || $bs == nullio ]] || die "unknown backstore $bs"; done
+for sl in $BENCH_SLABS; do [[ $sl == default || $sl == tuned ]] || die "unknown slab setting $sl"; done
 
 RXE_MTU=${BENCH_MTU:-}
 setup_rxe || die "soft-RoCE setup failed"
@@ -585,28 +855,48 @@ for job in $BENCH_JOBS; do
 done
 [[ -z $g ]] || groups+=("$g")
 drivers=(ours)
+[[ $BENCH_AA != 1 ]] || drivers+=(ours-aa)
 for v in $BENCH_VARIANTS; do drivers+=("ours-${v%%:*}"); done
 drivers+=(intree)
-for ((r = 1; r <= BENCH_ROUNDS; r++)); do
-	log "--- round $r"
-	seg=$((r - 1))
-	for ch in $BENCH_CHS; do
-		for g in "${groups[@]}"; do
-			order=("${drivers[@]}")
-			if ((seg++ % 2)); then
-				order=()
-				for ((i = ${#drivers[@]} - 1; i >= 0; i--)); do order+=("${drivers[i]}"); done
-			fi
-			for d in "${order[@]}"; do
-				use_driver "$d" "$ch"
-				# shellcheck disable=SC2086 # word splitting wanted
-				run_jobs "$d" "$r" "$ch" "$CUR_DEV" $g
+# Every slab setting and backstore is a matrix of its own, one after the
+# other (the drivers interleave within each).
+for sl in $BENCH_SLABS; do
+	for bs in $BENCH_BACKSTORES; do
+		[[ ${#groups[@]} -gt 0 ]] || continue
+		use_backstore "$bs"
+		set_slab "$sl"
+		for ((r = 1; r <= BENCH_ROUNDS; r++)); do
+			log "--- $bs/$sl round $r"
+			seg=$((r - 1))
+			for ch in $BENCH_CHS; do
+				for g in "${groups[@]}"; do
+					order=("${drivers[@]}")
+					if ((seg++ % 2)); then
+						order=()
+						for ((i = ${#drivers[@]} - 1; i >= 0; i--)); do order+=("${drivers[i]}"); done
+					fi
+					for d in "${order[@]}"; do
+						use_driver "$d" "$ch"
+						# shellcheck disable=SC2086 # word splitting wanted
+						run_jobs "$d" "$r" "$ch" "$CUR_DEV" $g
+					done
+				done
 			done
 		done
 	done
 done
-srp_logout_all || die "$CUR_DRV: logout failed"
-unload_driver || die "$CUR_DRV: unload failed"
+# The login storm, on the last backstore (nullio if measured: the logins,
+# not the data, are the point).
+if [[ -n $BENCH_STORM ]]; then
+	[[ -n $CUR_BS ]] || use_backstore "${BENCH_BACKSTORES##* }"
+	[[ -n $CUR_SLAB ]] || set_slab "${BENCH_SLABS%% *}"
+	declare -A NSTORM=()
+	for d in $BENCH_STORM; do
+		NSTORM[$d]=$((${NSTORM[$d]:-0} + 1))
+		storm "$d" "$d-${NSTORM[$d]}"
+	done
+fi
+drop_driver
 if dmesg | dmesg_splats >/dev/null; then
 	dmesg | dmesg_splats | head -n 5
 	die "kernel splat in the guest log"
