@@ -9,7 +9,8 @@
  *                                     (the add_target lines that reach it)
  *   <port name>/<tpg>/attrib/         srp_max_rdma_size, srp_max_rsp_size,
  *                                     srp_sq_size, use_srq, cmd_report_secs,
- *                                     keepalive_secs
+ *                                     keepalive_secs, rnr_retry, channel
+ *                                     and data limits
  *   <port name>/<tpg>/acls/<name>     initiator: GUID, port ID, IPv4, IPv6
  *
  * Every name, value and layout the in-tree ib_srpt accepts is accepted with
@@ -126,6 +127,7 @@ struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn, const char *name)
 	tpg->use_srq = 0;
 	tpg->cmd_report_secs = SRPT_DEF_CMD_REPORT_SECS;
 	tpg->keepalive_secs = SRPT_DEF_KEEPALIVE_SECS;
+	tpg->rnr_retry = SRPT_DEF_RNR_RETRY;
 	tpg->max_channels = SRPT_DEF_MAX_CHANNELS;
 	tpg->max_initiator_channels = SRPT_DEF_MAX_INI_CHANNELS;
 	tpg->max_cmd_data = SRPT_MAX_CMD_DATA;
@@ -299,6 +301,11 @@ static u32 *srpt_tpg_attrib_keepalive_secs_ptr(struct config_item *item)
 	return &srpt_tpg(attrib_to_tpg(item))->keepalive_secs;
 }
 
+static u32 *srpt_tpg_attrib_rnr_retry_ptr(struct config_item *item)
+{
+	return &srpt_tpg(attrib_to_tpg(item))->rnr_retry;
+}
+
 static u32 *srpt_tpg_attrib_max_channels_ptr(struct config_item *item)
 {
 	return &srpt_tpg(attrib_to_tpg(item))->max_channels;
@@ -354,6 +361,7 @@ SRPT_TPG_ATTRIB(srp_max_rsp_size, SRPT_MIN_RSP_SIZE, SRPT_MAX_RSP_SIZE);
 SRPT_TPG_ATTRIB(srp_sq_size, SRPT_MIN_SQ_ATTR, SRPT_MAX_SQ_SIZE);
 SRPT_TPG_ATTRIB(cmd_report_secs, 0, SRPT_MAX_CMD_REPORT_SECS);
 SRPT_TPG_ATTRIB(keepalive_secs, 0, SRPT_MAX_KEEPALIVE_SECS);
+SRPT_TPG_ATTRIB(rnr_retry, 0, SRPT_MAX_RNR_RETRY);
 SRPT_TPG_ATTRIB(max_channels, 0, SRPT_MAX_CHANNELS_ATTR);
 SRPT_TPG_ATTRIB(max_initiator_channels, 0, SRPT_MAX_CHANNELS_ATTR);
 SRPT_TPG_ATTRIB(max_cmd_data, SRPT_MIN_CMD_DATA, SRPT_MAX_CMD_DATA);
@@ -407,6 +415,7 @@ struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_use_srq,
 	&srpt_tpg_attrib_attr_cmd_report_secs,
 	&srpt_tpg_attrib_attr_keepalive_secs,
+	&srpt_tpg_attrib_attr_rnr_retry,
 	&srpt_tpg_attrib_attr_max_channels,
 	&srpt_tpg_attrib_attr_max_initiator_channels,
 	&srpt_tpg_attrib_attr_max_cmd_data,

@@ -38,6 +38,12 @@
 #define SRPT_MAX_CMD_REPORT_SECS 86400
 #define SRPT_DEF_KEEPALIVE_SECS	30
 #define SRPT_MAX_KEEPALIVE_SECS	3600
+/*
+ * RNR retries of a channel's sends (rnr_retry): 7 means for ever, the
+ * initiator's REQ then decides (ib_srp asks for 7).
+ */
+#define SRPT_DEF_RNR_RETRY	6
+#define SRPT_MAX_RNR_RETRY	7
 /* Seconds a keepalive probe may stay unacknowledged, at least. */
 #define SRPT_KEEPALIVE_MIN_WAIT	10
 #define SRPT_DEF_SQ_SIZE	2048

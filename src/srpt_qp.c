@@ -20,6 +20,7 @@
 #include "srpt_qp.h"
 #include "srpt.h"
 #include "srpt_device.h"
+#include "srpt_tpg.h"
 #include "srpt_trace.h"
 
 /*
@@ -38,12 +39,12 @@ static_assert(sizeof(struct ib_qp_attr) <= SRPT_QP_ATTR_STACK_BUDGET,
  * RNR retries of the target's sends.  The passive side of a connection
  * takes its count from the initiator's REQ, and ib_srp asks for 7, which
  * means for ever: an initiator that stops posting receives would then
- * freeze the send queue.  After 6 retries, each after the initiator's RNR
- * NAK timer (655 ms with the attributes of the IB CM), the send fails with
- * an RNR retry error and the channel is closed.  This holds for IB/CM and
+ * freeze the send queue.  The portal group's rnr_retry caps it (6 by
+ * default): after that many retries, each after the initiator's RNR NAK
+ * timer (655 ms with the attributes of the IB CM), the send fails with an
+ * RNR retry error and the channel is closed.  This holds for IB/CM and
  * RDMA/CM logins alike: the target moves the QP of both itself.
  */
-#define SRPT_RNR_RETRY		6
 
 /**
  * srpt_qp_event() - asynchronous event of a channel's QP
@@ -122,8 +123,8 @@ static void srpt_ch_qp_query_rnr(struct srpt_channel *ch,
  * depths of the REQ.  These depths are the initiator's wishes until the
  * REP is sent, and RDMA/CM logins leave RTS before it: they are capped at
  * what the device allows, as the REP caps them.  At RTS the RNR retry
- * count is capped at %SRPT_RNR_RETRY (the only transition where it can be
- * set: RTS to RTS does not take it).  A QP the RDMA/CM moves (iWARP) is
+ * count is capped at the portal group's rnr_retry (the only transition
+ * where it can be set: RTS to RTS does not take it).  A QP the RDMA/CM moves (iWARP) is
  * left alone.  The attribute structure is on the stack; see
  * SRPT_QP_ATTR_STACK_BUDGET.
  *
@@ -151,7 +152,8 @@ static int srpt_ch_qp_modify(struct srpt_channel *ch, enum ib_qp_state state)
 		attr.max_rd_atomic = min_t(u8, attr.max_rd_atomic,
 					   dev->max_qp_init_rd_atom);
 	if (mask & IB_QP_RNR_RETRY)
-		attr.rnr_retry = min_t(u8, attr.rnr_retry, SRPT_RNR_RETRY);
+		attr.rnr_retry = min_t(u32, attr.rnr_retry,
+				       READ_ONCE(ch->tpg->rnr_retry));
 	ret = ib_modify_qp(ch->qp, &attr, mask);
 	if (!ret && state == IB_QPS_RTS)
 		srpt_ch_qp_query_rnr(ch, &attr);
@@ -196,7 +198,8 @@ int srpt_ch_qp_rtr(struct srpt_channel *ch)
  * arrives (or the first receive completion reports communication
  * established); RDMA/CM logins before rdma_accept() sends the REP, as the
  * RDMA/CM itself would (rdma_accept() leaves a QP alone that is not the
- * id's).  The RNR retry count becomes finite (%SRPT_RNR_RETRY).
+ * id's).  The RNR retry count becomes the portal group's rnr_retry, or
+ * the initiator's if that is lower.
  *
  * Return: 0 or a negative errno.
  */

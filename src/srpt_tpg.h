@@ -49,6 +49,8 @@ struct srpt_tport {
  *		seconds (0: never)
  * @keepalive_secs: probe each live channel this often (0: never), see
  *		srpt_keepalive()
+ * @rnr_retry:	most RNR retries of a channel's sends (7: as many as the
+ *		initiator's REQ asks), see srpt_ch_qp_modify()
  * @max_channels: most channels of the group at a time (0: no limit)
  * @max_initiator_channels: most channels of one initiator (node ACL) in the
  *		group at a time (0: no limit)
@@ -79,6 +81,7 @@ struct srpt_tpg {
 	u32			use_srq;
 	u32			cmd_report_secs;
 	u32			keepalive_secs;
+	u32			rnr_retry;
 	u32			max_channels;
 	u32			max_initiator_channels;
 	u32			max_cmd_data;

@@ -248,6 +248,7 @@ compat_filter() {
 compat_only_ours() {
 	[[ $1 == *' file '*/attrib/cmd_report_secs* ||
 		$1 == *' file '*/attrib/keepalive_secs* ||
+		$1 == *' file '*/attrib/rnr_retry* ||
 		$1 == *' file '*/attrib/max_channels* ||
 		$1 == *' file '*/attrib/max_initiator_channels* ||
 		$1 == *' file '*/attrib/max_cmd_data* ||
@@ -372,7 +373,7 @@ case_compat_saveconfig() {
 	check load_intree
 	targetcli restoreconfig "$cfg_ours" >"$out" 2>&1
 	cat "$out"
-	a=$(RESTORE_MISSING='cmd_report_secs|keepalive_secs|max_channels|max_initiator_channels|max_cmd_data|max_channel_data|max_initiator_data_mb|max_tpg_data_mb' \
+	a=$(RESTORE_MISSING='cmd_report_secs|keepalive_secs|rnr_retry|max_channels|max_initiator_channels|max_cmd_data|max_channel_data|max_initiator_data_mb|max_tpg_data_mb' \
 		restore_errors "$out")
 	[[ -z $a ]] || fail "restoring our configuration with the in-tree driver: $a"
 	[[ -d $(tgt_dir)/lun/lun_0 ]] || fail "the in-tree driver restored no LUN"

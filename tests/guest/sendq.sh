@@ -6,6 +6,9 @@
 # count 7, for ever, as ib_srp does; the target's QP retries 6 times),
 # every later send of the channel waits behind them and, with
 # srp_sq_size=16 (the minimum of a channel), the send queue is full.
+# (The target's QP retries RNR NAKs the portal group's rnr_retry times, 6
+# by default: about 4 s with the client's RNR timer of 655 ms, but
+# Soft-RoCE before 5.19 retries at once, not after the timer.)
 
 # SENDQ_CHANNELS: the channels attribute of the portal group under test
 # (set by each case; read with builtins, a fork costs ~50 ms under TCG).
@@ -75,12 +78,13 @@ sendq_settled() {
 # away: a lost response keeps its command, and the channel's release
 # waits for it for ever.
 case_sendq_check_condition() {
-	local acl t out cpid rc max=0 pid id bad=()
+	local acl t out cpid rc max=0 pid id rnr="" bad=()
 	[[ -x $CLIENT ]] || fail "$CLIENT not built (make unit)"
 	modprobe -a rdma_ucm ib_uverbs || fail "rdma_ucm/ib_uverbs"
 	acl=0x$CLIENT_EXT$(node_guid)
-	# No keepalive: the stall must last until the client ends it.
-	check srp_target_up "$acl" srp_sq_size=16 keepalive_secs=0
+	# No keepalive and RNR retries for ever (7, as the client asks): the
+	# stall must last until the client ends it.
+	check srp_target_up "$acl" srp_sq_size=16 keepalive_secs=0 rnr_retry=7
 	t=$(tgt_dir)
 	SENDQ_CHANNELS=$t/channels
 	out=$RESULTS/sendq-check-condition.txt
@@ -94,6 +98,8 @@ case_sendq_check_condition() {
 			for id in $SENDQ_IDS; do
 				sendq_id_field "$id" sq_full && ((SENDQ_VAL > max)) &&
 					max=$SENDQ_VAL
+				sendq_id_field "$id" rnr_retry && ((SENDQ_VAL > 0)) &&
+					rnr=$SENDQ_VAL
 			done
 		fi
 		nap 0.2
@@ -105,6 +111,8 @@ case_sendq_check_condition() {
 	# Every check runs, each bounded; the case fails with all that failed.
 	[[ $rc == 0 ]] || bad+=("client: $(grep -m1 '^FAIL' "$out" || tail -n1 "$out")")
 	((max > 0)) || bad+=("the send queue never filled (sq_full 0)")
+	[[ $rnr == 7 ]] ||
+		bad+=("the channel's QP has RNR retry '$rnr', expected the portal group's rnr_retry 7")
 	poll_until 20 sendq_acl_none "$t/acls/$acl" ||
 		bad+=("the client's channel $SENDQ_IDS is not released: $(dmesg_here | grep -m1 'release waits' || echo "no log line")")
 	# The ACL goes (LIO waits for the session's commands first).

@@ -292,6 +292,11 @@ case_tpg_attrib() {
 	attr_refused "$a/keepalive_secs" abc
 	attr_accepted "$a/keepalive_secs" 0
 	attr_accepted "$a/keepalive_secs" 30
+	[[ $(cat "$a/rnr_retry") == 6 ]] || fail "rnr_retry default is not 6"
+	attr_refused "$a/rnr_retry" 8
+	attr_refused "$a/rnr_retry" -1
+	attr_accepted "$a/rnr_retry" 7
+	attr_accepted "$a/rnr_retry" 6
 	check srpt_teardown
 	check rmmod ib_srpt
 }
