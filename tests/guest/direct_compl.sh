@@ -76,25 +76,6 @@ dc_backstores_down() {
 	! mountpoint -q "$DC_TMP" || umount "$DC_TMP"
 }
 
-# dc_lun_disk LUN: the disk ib_srp made for LUN of the logged-in target.
-dc_lun_disk() {
-	local h b i
-	for ((i = 0; i < 200; i++)); do
-		for h in /sys/class/scsi_host/host*; do
-			[[ $(<"$h/proc_name") == ib_srp ]] || continue
-			for b in "$h"/device/target*/*:*:*:"$1"/block/*; do
-				[[ -b /dev/${b##*/} ]] && {
-					echo "/dev/${b##*/}"
-					return 0
-				}
-			done
-		done
-		nap 0.1
-	done
-	echo "no disk for LUN $1" >&2
-	return 1
-}
-
 # dc_contexts: from the trace buffer, how many srpt_rsp events were posted
 # in each context, as "hardirq=N softirq=N task=N" (the third flag
 # character of the trace line: h or H hard interrupt, s soft interrupt).
@@ -148,7 +129,7 @@ case_direct_compl() {
 	done
 	check srp_login ch_count=2
 	for lun in 0 1 2 3; do
-		disks[lun]=$(dc_lun_disk "$lun") || fail "no disk for LUN $lun"
+		disks[lun]=$(srp_lun_disk "$lun") || fail "no disk for LUN $lun"
 	done
 	log "disks: ${disks[*]}"
 	echo 8192 >"$TRACEFS/buffer_size_kb"

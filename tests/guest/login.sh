@@ -146,14 +146,15 @@ srp_reload_initiator() {
 	modprobe ib_srp "$@"
 }
 
-# srp_disk: wait for the disk of the logged-in target; print /dev/sdX.
-srp_disk() {
+# srp_disk_glob GLOB: wait for a disk of the kernel initiator whose SCSI
+# device (H:C:T:LUN) matches GLOB; print /dev/sdX.
+srp_disk_glob() {
 	local h b i
 	for ((i = 0; i < 200; i++)); do
 		for h in /sys/class/scsi_host/host*; do
 			[[ $(<"$h/proc_name") == ib_srp ]] || continue
-			for b in "$h"/device/target*/*/block/*; do
-				[[ -e $b ]] || continue
+			# shellcheck disable=SC2231 # $1 is a glob on purpose
+			for b in "$h"/device/target*/$1/block/*; do
 				b=/dev/${b##*/}
 				[[ -b $b ]] && {
 					echo "$b"
@@ -163,9 +164,15 @@ srp_disk() {
 		done
 		nap 0.1
 	done
-	echo "no SRP disk appeared" >&2
+	echo "no SRP disk $1 appeared" >&2
 	return 1
 }
+
+# srp_disk: wait for the disk of the logged-in target; print /dev/sdX.
+srp_disk() { srp_disk_glob '*'; }
+
+# srp_lun_disk LUN: the same for the target's LUN number LUN.
+srp_lun_disk() { srp_disk_glob "*:*:*:$1"; }
 
 # channels: the target's channel list for the portal group.
 channels() { cat "$(tgt_dir)/channels"; }

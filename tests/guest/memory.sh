@@ -213,25 +213,6 @@ case_memory_flood() {
 # dropped); created if missing, like rd_backstore.
 rd_nullio_backstore() { rd_backstore "$1" "$2" ,rd_nullio=1; }
 
-# srp_lun_disk LUN: /dev/sdX of the kernel initiator's LUN (H:C:T:LUN).
-srp_lun_disk() {
-	local h b i
-	for ((i = 0; i < 200; i++)); do
-		for h in /sys/class/scsi_host/host*; do
-			[[ $(<"$h/proc_name") == ib_srp ]] || continue
-			for b in "$h"/device/target*/*:"$1"/block/*; do
-				[[ -b /dev/${b##*/} ]] && {
-					echo "/dev/${b##*/}"
-					return 0
-				}
-			done
-		done
-		nap 0.1
-	done
-	echo "no SRP disk for LUN $1" >&2
-	return 1
-}
-
 # stale_chunks PATTERN DATA: how many 64-byte chunks of file DATA are
 # 64-byte chunks (at any offset) of file PATTERN.
 stale_chunks() {
