@@ -37,7 +37,8 @@
 #   INSN_WARMUP   I/Os per job in the unmeasured warm-up (default 2000)
 #   INSN_MARK_SO  the mark library (default $PROJECT/build/insn/insnmark.so)
 #   INSN_BACKSTORES  backstores (guest-bench.sh's use_backstore: "rd",
-#                 "nullio"; default "rd nullio")
+#                 "nullio", "rd-direct", "nullio-direct"; default "rd
+#                 nullio")
 #   INSN_SLABS    slab settings (guest-bench.sh's set_slab: "default",
 #                 "tuned"; default "tuned")
 # Every slab setting and backstore is a configuration "BACKSTORE-SLAB"
@@ -208,7 +209,7 @@ record "$(jq -cn --arg k "$KVER" --arg o "$SRPT_KO" --arg i "$INTREE_KO" \
 	 fio: $fio, disk: "nomerges=2, scheduler none, add_random 0", iomem: $iomem,
 	 backstore: "LIO rd_mcp ramdisk, \($lun)"}')"
 
-for bs in $INSN_BACKSTORES; do [[ $bs == rd || $bs == nullio ]] || die "unknown backstore $bs"; done
+for bs in $INSN_BACKSTORES; do [[ $bs =~ ^(rd|nullio)(-direct)?$ ]] || die "unknown backstore $bs"; done
 for sl in $INSN_SLABS; do [[ $sl == default || $sl == tuned ]] || die "unknown slab setting $sl"; done
 
 setup_rxe || die "soft-RoCE setup failed"

@@ -52,7 +52,8 @@
 #   BENCH_BACKSTORES  LUN backstores, measured one after the other (default
 #                  "rd"): "rd" is LIO rd_mcp with data, "nullio" rd_mcp
 #                  with rd_nullio=1 (no data copied, READs return the
-#                  buffer as it is)
+#                  buffer as it is); rd-direct, nullio-direct: the same
+#                  with complete_type 1 (7.3 and later)
 #   BENCH_SLABS    slab settings, each backstore measured under each
 #                  (default "default"): "default" is SLUB's min_partial
 #                  per cache as booted, "tuned" 10000 for every cache (see
@@ -540,8 +541,9 @@ drop_driver() {
 	CUR_DRV="" CUR_CH=""
 }
 
-# use_backstore rd|nullio: make the LUN's backstore (login.sh's rd_login,
-# which srp_target_up maps) LIO rd_mcp with data, or with rd_nullio=1.
+# use_backstore rd|nullio[-direct]: make the LUN's backstore (login.sh's
+# rd_login, which srp_target_up maps) LIO rd_mcp with data, or with
+# rd_nullio=1; -direct sets its complete_type to 1 (direct completion).
 # The driver is unloaded first (its LUN links the backstore); the next
 # use_driver loads it again.
 use_backstore() {
@@ -549,8 +551,8 @@ use_backstore() {
 	[[ $CUR_BS == "$bs" ]] && return 0
 	drop_driver
 	case $bs in
-	rd) ;;
-	nullio) extra=",rd_nullio=1" ;;
+	rd | rd-direct) ;;
+	nullio | nullio-direct) extra=",rd_nullio=1" ;;
 	*) die "unknown backstore $bs" ;;
 	esac
 	for d in "$CFS_TARGET"/core/rd_mcp_*/rd_login; do
@@ -558,6 +560,12 @@ use_backstore() {
 		{ rmdir "$d" && rmdir "${d%/*}"; } || die "cannot remove the backstore $d"
 	done
 	d=$(rd_backstore rd_login "$LUN_SIZE" "$extra") || die "cannot create the $bs backstore"
+	# -direct: LIO completes in the backend's context (7.3's complete_type
+	# 1) where the fabric supports it: ours; the in-tree driver queues.
+	if [[ $bs == *-direct ]]; then
+		[[ -e $d/attrib/complete_type ]] || die "$bs: this LIO has no complete_type (7.3 and later)"
+		echo 1 >"$d/attrib/complete_type" || die "$bs: cannot set complete_type 1"
+	fi
 	log "backstore $bs: $d ($(grep -a -o 'nullio: [0-9]*' "$d/info" 2>/dev/null))"
 	CUR_BS=$bs
 }
@@ -825,7 +833,7 @@ record "$(jq -cn --arg k "$KVER" --arg o "$SRPT_KO" --arg i "$INTREE_KO" \
 	 runtime_s: $rt, ramp_s: $ramp, jobs: ($jobs | split(" ")),
 	 ch_counts: ($chs | split(" ") | map(tonumber)), guest_cpus: $cpus,
 	 backstore: "LIO rd_mcp ramdisk, \($lun)"}')"
-for bs in $BENCH_BACKSTORES; do [[ $bs == rd || $bs == nullio ]] || die "unknown backstore $bs"; done
+for bs in $BENCH_BACKSTORES; do [[ $bs =~ ^(rd|nullio)(-direct)?$ ]] || die "unknown backstore $bs"; done
 for sl in $BENCH_SLABS; do [[ $sl == default || $sl == tuned ]] || die "unknown slab setting $sl"; done
 
 RXE_MTU=${BENCH_MTU:-}
