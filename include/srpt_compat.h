@@ -38,12 +38,15 @@
  * completion workqueue, if the fabric allows it.  queue_data_in,
  * queue_status, check_stop_free and release_cmd may then run in any of
  * these contexts: they take only interrupt-safe locks, never sleep and hold
- * nothing across a submission (see srpt_lio.c).  The default stays queued.
+ * nothing across a submission (see srpt_lio.c).  It is also the default
+ * (a backstore's complete_type 0): it executes fewer instructions per I/O
+ * than the queue on every job of the benchmark (docs/benchmark.md);
+ * complete_type 2 still queues.
  */
 #ifdef SRPT_HAVE_DIRECT_COMPL
 #define SRPT_COMPAT_COMPL_OPS				\
 	.direct_compl_supp = 1,				\
-	.default_compl_type = TARGET_QUEUE_COMPL,
+	.default_compl_type = TARGET_DIRECT_COMPL,
 #else
 #define SRPT_COMPAT_COMPL_OPS
 #endif

@@ -4,18 +4,20 @@
 #
 #   direct_compl  on a kernel whose LIO lets a fabric complete commands in
 #                 the backend's own context, our target says it supports it
-#                 (param/direct_complete_supported 1, default_complete_type
-#                 2: queued), and four LUNs whose backstores have
-#                 complete_type=1 (direct) take fio verify through ib_srp:
-#                 iblock on null_blk completing from a timer (hard
-#                 interrupt, irqmode=2) and from irqmode=1 (a soft interrupt
-#                 on several CPUs, the submitting context on one), fileio
-#                 on tmpfs and the ramdisk (both in the submitting context,
+#                 and makes it its default (param/direct_complete_supported
+#                 1, default_complete_type 1), and four LUNs take fio
+#                 verify through ib_srp, direct: iblock on null_blk
+#                 completing from a timer (hard interrupt, irqmode=2) with
+#                 complete_type 0 (the fabric's default), and with
+#                 complete_type 1 null_blk's irqmode=1 (a soft interrupt on
+#                 several CPUs, the submitting context on one), fileio on
+#                 tmpfs and the ramdisk (both in the submitting context,
 #                 our receive path).  The srpt_rsp trace events must show
-#                 responses posted in hard interrupt context for the first
-#                 LUN.  A splat (lockdep, sleeping in atomic context,
-#                 KASAN) fails the case as any other.  On other kernels
-#                 the case only checks that the attributes are absent.
+#                 responses posted in hard interrupt context for the timer
+#                 LUN, and none once its complete_type is 2 (queued).  A
+#                 splat (lockdep, sleeping in atomic context, KASAN) fails
+#                 the case as any other.  On other kernels the case only
+#                 checks that the attributes are absent.
 
 DC_TMP=/tmp/dc-tmpfs
 DC_NULLB=/sys/kernel/config/nullb
@@ -98,6 +100,8 @@ dc_contexts() {
 case_direct_compl() {
 	local tport t acl lun bs d ctx pids=() rc=0
 	local -a bss disks
+	# complete_type per LUN: the timer LUN takes the fabric's default.
+	local -a types=(1 0 1 1)
 	check srp_target_up
 	t=$(tgt_dir)
 	tport=${t%/*}
@@ -110,8 +114,8 @@ case_direct_compl() {
 	fi
 	[[ $(<"$tport/param/direct_complete_supported") == 1 ]] ||
 		fail "direct_complete_supported is $(<"$tport/param/direct_complete_supported"), not 1"
-	[[ $(<"$tport/param/default_complete_type") == 2 ]] ||
-		fail "default_complete_type is $(<"$tport/param/default_complete_type"), not 2 (queued)"
+	[[ $(<"$tport/param/default_complete_type") == 1 ]] ||
+		fail "default_complete_type is $(<"$tport/param/default_complete_type"), not 1 (direct)"
 	trap 'srp_target_down; sysfs_write "$(rd_backstore)/attrib/complete_type" 0; dc_backstores_down' EXIT
 	check dc_backstores_up
 	acl=$t/acls/0x$(initiator_id)
@@ -122,9 +126,10 @@ case_direct_compl() {
 		check ln -s "$bs" "$t/lun/lun_$lun/${bs##*/}"
 		check ln -s "$t/lun/lun_$lun" "$acl/lun_$lun/lun$lun"
 	done
-	for bs in "${bss[@]}"; do
-		check sysfs_write "$bs/attrib/complete_type" 1
-		[[ $(<"$bs/attrib/complete_type") == 1 ]] ||
+	for lun in 0 1 2 3; do
+		bs=${bss[lun]}
+		check sysfs_write "$bs/attrib/complete_type" "${types[lun]}"
+		[[ $(<"$bs/attrib/complete_type") == "${types[lun]}" ]] ||
 			fail "${bs##*/}: complete_type reads $(<"$bs/attrib/complete_type")"
 	done
 	check srp_login ch_count=2
@@ -143,9 +148,19 @@ case_direct_compl() {
 		log "LUN $lun (${bss[lun]##*/}): responses posted in $ctx"
 		if ((lun == 1)); then
 			[[ $ctx != hardirq=0\ * ]] ||
-				fail "no response posted in hard interrupt context on the null_blk timer LUN: $ctx"
+				fail "no response posted in hard interrupt context on the null_blk timer LUN (complete_type 0, the default): $ctx"
 		fi
 	done
+	# Queued on request: the timer LUN's responses leave the interrupt.
+	check sysfs_write "${bss[1]}/attrib/complete_type" 2
+	check trace_on
+	check fio_verify "${disks[1]}" dc-lun1-queued --direct=1 \
+		--rw=randwrite --bsrange=512-128k --size=4M --iodepth=16
+	echo 0 >"$TRACEFS/events/ib_srpt/enable"
+	ctx=$(dc_contexts)
+	log "LUN 1 (${bss[1]##*/}, complete_type 2): responses posted in $ctx"
+	[[ $ctx == hardirq=0\ * ]] ||
+		fail "responses posted in hard interrupt context with complete_type 2 (queued): $ctx"
 	trace_off
 	# All four at once.
 	for lun in 0 1 2 3; do
