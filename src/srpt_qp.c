@@ -35,17 +35,6 @@
 static_assert(sizeof(struct ib_qp_attr) <= SRPT_QP_ATTR_STACK_BUDGET,
 	      "struct ib_qp_attr outgrew its stack budget: see the comment");
 
-/*
- * RNR retries of the target's sends.  The passive side of a connection
- * takes its count from the initiator's REQ, and ib_srp asks for 7, which
- * means for ever: an initiator that stops posting receives would then
- * freeze the send queue.  The portal group's rnr_retry caps it (6 by
- * default): after that many retries, each after the initiator's RNR NAK
- * timer (655 ms with the attributes of the IB CM), the send fails with an
- * RNR retry error and the channel is closed.  This holds for IB/CM and
- * RDMA/CM logins alike: the target moves the QP of both itself.
- */
-
 /**
  * srpt_qp_event() - asynchronous event of a channel's QP
  * @event: the event
@@ -124,8 +113,12 @@ static void srpt_ch_qp_query_rnr(struct srpt_channel *ch,
  * REP is sent, and RDMA/CM logins leave RTS before it: they are capped at
  * what the device allows, as the REP caps them.  At RTS the RNR retry
  * count is capped at the portal group's rnr_retry (the only transition
- * where it can be set: RTS to RTS does not take it).  A QP the RDMA/CM moves (iWARP) is
- * left alone.  The attribute structure is on the stack; see
+ * where it can be set: RTS to RTS does not take it): the initiator's REQ
+ * asks for 7 (ib_srp), which is for ever, and an initiator that stopped
+ * posting receives would freeze the send queue; after rnr_retry retries,
+ * each after its RNR NAK timer, the send fails and the channel closes.
+ * IB/CM and RDMA/CM logins alike.  A QP the RDMA/CM moves (iWARP) is left
+ * alone.  The attribute structure is on the stack; see
  * SRPT_QP_ATTR_STACK_BUDGET.
  *
  * Return: 0 or a negative errno.

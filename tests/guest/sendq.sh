@@ -3,12 +3,11 @@
 # login.sh and faults.sh.  The conformance client (build/client/
 # srp-conformance, its sendq.* cases) stops posting receive buffers: the
 # target's SENDs to it then meet RNR NAKs (the client asks for RNR retry
-# count 7, for ever, as ib_srp does; the target's QP retries 6 times),
-# every later send of the channel waits behind them and, with
+# count 7, for ever, as ib_srp does; the target's QP retries the portal
+# group's rnr_retry times, 6 by default: about 4 s with the client's RNR
+# timer of 655 ms, but Soft-RoCE before 5.19 retries at once, not after
+# the timer), every later send of the channel waits behind them and, with
 # srp_sq_size=16 (the minimum of a channel), the send queue is full.
-# (The target's QP retries RNR NAKs the portal group's rnr_retry times, 6
-# by default: about 4 s with the client's RNR timer of 655 ms, but
-# Soft-RoCE before 5.19 retries at once, not after the timer.)
 
 # SENDQ_CHANNELS: the channels attribute of the portal group under test
 # (set by each case; read with builtins, a fork costs ~50 ms under TCG).
