@@ -209,8 +209,7 @@ record "$(jq -cn --arg k "$KVER" --arg o "$SRPT_KO" --arg i "$INTREE_KO" \
 	 fio: $fio, disk: "nomerges=2, scheduler none, add_random 0", iomem: $iomem,
 	 backstore: "LIO rd_mcp ramdisk, \($lun)"}')"
 
-for bs in $INSN_BACKSTORES; do [[ $bs =~ ^(rd|nullio)(-direct)?$ ]] || die "unknown backstore $bs"; done
-for sl in $INSN_SLABS; do [[ $sl == default || $sl == tuned ]] || die "unknown slab setting $sl"; done
+check_configs "$INSN_BACKSTORES" "$INSN_SLABS"
 
 setup_rxe || die "soft-RoCE setup failed"
 for sl in $INSN_SLABS; do

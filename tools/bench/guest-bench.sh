@@ -810,6 +810,14 @@ use_driver() {
 	CUR_CH=$ch
 }
 
+# check_configs "BACKSTORES" "SLABS": die unless every backstore is one
+# use_backstore makes and every slab setting one set_slab knows.
+check_configs() {
+	local bs sl
+	for bs in $1; do [[ $bs =~ ^(rd|nullio)(-direct)?$ ]] || die "unknown backstore $bs"; done
+	for sl in $2; do [[ $sl == default || $sl == tuned ]] || die "unknown slab setting $sl"; done
+}
+
 # tools/bench/guest-bench-insn.sh sources this file for its functions only.
 [[ ${BENCH_LIB_ONLY:-0} == 1 ]] && return 0
 
@@ -833,8 +841,7 @@ record "$(jq -cn --arg k "$KVER" --arg o "$SRPT_KO" --arg i "$INTREE_KO" \
 	 runtime_s: $rt, ramp_s: $ramp, jobs: ($jobs | split(" ")),
 	 ch_counts: ($chs | split(" ") | map(tonumber)), guest_cpus: $cpus,
 	 backstore: "LIO rd_mcp ramdisk, \($lun)"}')"
-for bs in $BENCH_BACKSTORES; do [[ $bs =~ ^(rd|nullio)(-direct)?$ ]] || die "unknown backstore $bs"; done
-for sl in $BENCH_SLABS; do [[ $sl == default || $sl == tuned ]] || die "unknown slab setting $sl"; done
+check_configs "$BENCH_BACKSTORES" "$BENCH_SLABS"
 
 RXE_MTU=${BENCH_MTU:-}
 setup_rxe || die "soft-RoCE setup failed"
