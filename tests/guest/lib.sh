@@ -26,9 +26,13 @@
 #   SRPT_INTREE=1 test the distribution's in-tree ib_srpt instead (modprobe);
 #                 used to validate the rig itself
 #   CASE_TIMEOUT  per-case limit in seconds (default 120)
-#   CASES_AFTER_OOPS  cases that still run after the kernel oopsed (default
+#   CASES_AFTER_OOPS  cases that still run after the kernel oopsed or a
+#                 timed-out case left a task that cannot be killed (default
 #                 "dmesg"); the others are reported as failed without running
 #                 since they would likely hang on locks the dead task held
+#   STUCK_GRACE   seconds a timed-out case's tasks get to die after kill -9
+#                 (default 60); then the suite goes on without them, with
+#                 the stacks of all blocked tasks in the kernel log (sysrq w)
 #   SUITE_SKIP    space- or comma-separated case names not to run; each is
 #                 reported "ok N NAME # SKIP" and counts as neither passed
 #                 nor failed
@@ -43,6 +47,7 @@
 : "${SRPT_INTREE:=0}"
 : "${CASE_TIMEOUT:=120}"
 : "${CASES_AFTER_OOPS:=dmesg}"
+: "${STUCK_GRACE:=60}"
 export KVER RESULTS PROJECT SRPT_KO SRPT_INTREE
 
 CASES_DIR=$RESULTS/cases
@@ -52,6 +57,7 @@ N_FAILED=0
 KTAP_N=0 # result lines printed
 CASE_NAME=""
 OOPSED_IN="" # name of the case during which the kernel oopsed
+STUCK_IN=""  # name of the case whose task could not be killed
 
 # Fixed identity of the soft-RoCE test port: the dummy netdev's MAC fixes the
 # port GID (link-local, EUI-64 from the MAC) and so the target names.
@@ -166,7 +172,7 @@ dump_case_tasks() {
 
 # run_case NAME FUNCTION [ARGS...]
 run_case() {
-	local name=$1 fn=$2 rc reason splats pid wd t0
+	local name=$1 fn=$2 rc reason splats pid wd t0 done_pid
 	shift 2
 	if [[ -n ${SUITE_CASES:-} && $name != setup && $name != dmesg &&
 		" ${SUITE_CASES//,/ } " != *" $name "* ]]; then
@@ -180,6 +186,11 @@ run_case() {
 	if [[ -n $OOPSED_IN && " $CASES_AFTER_OOPS " != *" $name "* ]]; then
 		N_FAILED=$((N_FAILED + 1))
 		ktap_result "not ok" "$name" "ERROR not run, the kernel oopsed in case $OOPSED_IN"
+		return 1
+	fi
+	if [[ -n $STUCK_IN && " $CASES_AFTER_OOPS " != *" $name "* ]]; then
+		N_FAILED=$((N_FAILED + 1))
+		ktap_result "not ok" "$name" "ERROR not run, a task of case $STUCK_IN is stuck in the kernel"
 		return 1
 	fi
 	t0=$SECONDS
@@ -199,10 +210,27 @@ run_case() {
 		dump_case_tasks "$pid" >>"$CASES_DIR/$name.log" 2>&1
 		pkill -9 -P "$pid"
 		kill -9 "$pid"
+		# A task in an uninterruptible sleep does not die: give up on it
+		# after STUCK_GRACE seconds, with every blocked task's stack in
+		# the kernel log, so that the suite ends instead of waiting on
+		# it until the guest's own limit.
+		sleep "$STUCK_GRACE" &
+		s=$!
+		wait "$s"
+		echo w >/proc/sysrq-trigger
 	) >/dev/null 2>&1 &
 	wd=$!
-	wait "$pid"
+	wait -n -p done_pid "$pid" "$wd"
 	rc=$?
+	if [[ $done_pid == "$wd" ]]; then
+		STUCK_IN=$name
+		rc=1
+		{
+			echo "--- still there ${STUCK_GRACE}s after kill -9:"
+			dump_case_tasks "$pid"
+		} >>"$CASES_DIR/$name.log" 2>&1
+		echo "case timed out after ${CASE_TIMEOUT}s and a task of it cannot be killed" >"$CASES_DIR/$name.reason"
+	fi
 	kill "$wd" 2>/dev/null
 	wait "$wd" 2>/dev/null
 	kmsg "case $name end"
