@@ -11,8 +11,7 @@
  *   srpt_tport   a configfs target port, named by a GID or GUID (srpt_tpg.h)
  *   srpt_tpg     a target portal group with its attributes
  *   srpt_nacl    a node ACL, with the initiator name parsed once
- *   srpt_channel one RC queue pair logged in by an initiator, with its own
- *                LIO session, receive ring and command contexts (here)
+ *   srpt_channel an initiator's RC QP, LIO session and contexts (here)
  *   srpt_recv_ioctx  a receive buffer (src/srpt_ring.h)
  *   srpt_send_ioctx  a command context (here)
  */
@@ -117,6 +116,8 @@ enum srpt_cmd_state {
  * @buf_sgl:	the pages the context keeps for the data of its commands,
  *		one page per entry (see srpt_alloc_data()), or NULL
  * @buf_cap:	entries (pages) in @buf_sgl
+ * @zeroed:	bytes at the start of @buf_sgl left zero (srpt_zero_unfilled())
+ * @zeroed_next: what @zeroed becomes when the command ends
  * @rsp_sge:	the response SEND's buffer: @rsp_buf, set up once
  * @rsp_wr:	the response SEND, set up once (srpt_ioctx_init()); only
  *		its length and chain change per response
@@ -161,6 +162,8 @@ struct srpt_send_ioctx {
 	struct scatterlist	*rdma_sg;
 	struct scatterlist	*buf_sgl;
 	u32			buf_cap;
+	u32			zeroed;
+	u32			zeroed_next;
 	u32			charged;
 	struct ib_sge		rsp_sge;
 	struct ib_send_wr	rsp_wr;
@@ -180,8 +183,7 @@ enum srpt_ch_state {
  * @tpg:	portal group the channel logged in to
  * @using_rdma_cm: logged in over RDMA/CM (else IB/CM)
  * @use_srq:	receives through the device's SRQ (no own receive ring)
- * @virt_dma:	the device does DMA to virtual addresses (soft-RoCE): no
- *		DMA syncs
+ * @virt_dma:	DMA to virtual addresses (soft-RoCE): no DMA syncs
  * @ib_cm_id:	IB/CM connection (IB/CM logins)
  * @rdma_cm_id:	RDMA/CM connection (RDMA/CM logins)
  * @peer_addr:	the initiator's address (RDMA/CM logins), a copy: the
@@ -227,16 +229,14 @@ enum srpt_ch_state {
  *		entries each (NULL without immediate data)
  * @imm_sg_max:	entries per context: enough for max_it_iu_len bytes at any
  *		offset in a page
- * @max_cmd_data: most data bytes of one command (the portal group's
- *		max_cmd_data at login)
+ * @max_cmd_data: most data bytes of one command (max_cmd_data at login)
  * @max_data_held: bound of @data_held (max_channel_data at login, at least
  *		@max_cmd_data)
  * @data_held:	bytes of the data buffers the channel's commands hold
  * @ini_held:	the @data_held of the session's node ACL (struct srpt_nacl),
  *		which the session keeps while any command can be charged
- * @filled_dev:	dev_index + 1 of the LIO device the channel last saw
- *		filling the data-in buffers of its READs (0: none yet), see
- *		srpt_data_unfilled()
+ * @filled_dev:	dev_index + 1 of the LIO device last seen filling READ
+ *		buffers (0: none yet), see srpt_data_unfilled()
  * @nullio_dev:	dev_index + 1 of the last one seen not filling them
  * @pool_lock:	protects @pool and @pool_n
  * @pool:	pages of finished commands' data buffers, kept for the next

@@ -152,6 +152,7 @@ static void srpt_buf_release(struct srpt_send_ioctx *ioctx)
 	kfree(ioctx->buf_sgl);
 	ioctx->buf_sgl = NULL;
 	ioctx->buf_cap = 0;
+	ioctx->zeroed = 0;
 }
 
 /**
@@ -177,6 +178,7 @@ void srpt_buf_free(struct srpt_send_ioctx *ioctx)
 	kfree(ioctx->buf_sgl);
 	ioctx->buf_sgl = NULL;
 	ioctx->buf_cap = 0;
+	ioctx->zeroed = 0;
 }
 
 /**
@@ -663,6 +665,28 @@ bool __srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
 	}
 	WRITE_ONCE(ch->filled_dev, id);
 	return false;
+}
+
+/**
+ * srpt_zero_unfilled() - clear a READ buffer its backend did not fill
+ * @ioctx: a READ whose device leaves READ buffers alone
+ *	(srpt_data_unfilled())
+ *
+ * Nothing but such READs wrote the first @ioctx->zeroed bytes of the
+ * context's pages since they were last cleared: only the rest is cleared,
+ * so that a run of READs of a NULLIO device costs one clearing per
+ * context, not one per command.
+ */
+void srpt_zero_unfilled(struct srpt_send_ioctx *ioctx)
+{
+	u32 done = ioctx->zeroed;
+
+	if (done < ioctx->data_len) {
+		sg_zero_buffer(ioctx->data_sgl, ioctx->data_nents,
+			       ioctx->data_len - done, done);
+		done = ioctx->data_len;
+	}
+	ioctx->zeroed_next = done;
 }
 
 /**

@@ -80,6 +80,8 @@ static __always_inline void srpt_free_data(struct srpt_send_ioctx *ioctx)
 			sg_unmark_end(last);
 		ioctx->data_sgl = NULL;
 		ioctx->data_nents = 0;
+		ioctx->zeroed = ioctx->zeroed_next;
+		ioctx->zeroed_next = 0;
 		if (ioctx->buf_cap > 1)
 			atomic_add(ioctx->buf_cap, &ch->kept_pages);
 	}
@@ -164,6 +166,7 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
 			  u32 len);
 void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len);
+void srpt_zero_unfilled(struct srpt_send_ioctx *ioctx);
 void srpt_data_trim(struct srpt_channel *ch, bool own);
 
 #endif /* SRPT_DATA_H */

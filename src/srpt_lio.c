@@ -208,7 +208,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 	int ret;
 
 	if (unlikely(srpt_data_unfilled(ioctx)))
-		srpt_zero_tail(ioctx, 0);
+		srpt_zero_unfilled(ioctx);
 	else if (unlikely(ioctx->data_sgl &&
 			  se_cmd->data_length < ioctx->data_len))
 		srpt_zero_tail(ioctx, se_cmd->data_length);
