@@ -183,14 +183,12 @@ run_case() {
 		ktap_result ok "$name" "SKIP left out of this run (SUITE_SKIP)"
 		return 0
 	fi
-	if [[ -n $OOPSED_IN && " $CASES_AFTER_OOPS " != *" $name "* ]]; then
+	reason=""
+	[[ -n $OOPSED_IN ]] && reason="the kernel oopsed in case $OOPSED_IN"
+	[[ -n $STUCK_IN ]] && reason="a task of case $STUCK_IN is stuck in the kernel"
+	if [[ -n $reason && " $CASES_AFTER_OOPS " != *" $name "* ]]; then
 		N_FAILED=$((N_FAILED + 1))
-		ktap_result "not ok" "$name" "ERROR not run, the kernel oopsed in case $OOPSED_IN"
-		return 1
-	fi
-	if [[ -n $STUCK_IN && " $CASES_AFTER_OOPS " != *" $name "* ]]; then
-		N_FAILED=$((N_FAILED + 1))
-		ktap_result "not ok" "$name" "ERROR not run, a task of case $STUCK_IN is stuck in the kernel"
+		ktap_result "not ok" "$name" "ERROR not run, $reason"
 		return 1
 	fi
 	t0=$SECONDS
