@@ -3,9 +3,8 @@
  * ib_srpt: SCSI RDMA Protocol target for LIO.  The objects every I/O layer
  * shares: a channel, its command contexts and their remote buffers.
  *
- * Each layer's own structures, declarations and inline functions are in
- * the header beside its source (src/srpt_<file>.h); this one holds only
- * what the layers from the QP up all use.  Object model:
+ * Each layer's own types and inlines are in the header beside its source
+ * (src/srpt_<file>.h); this one holds what the layers from the QP up share:
  *   srpt_device  one per RDMA device (src/srpt_device.h), owns the PD
  *   srpt_port    one per port of a device, caches GID/LID and link layer
  *   srpt_tport   a configfs target port, named by a GID or GUID (srpt_tpg.h)
@@ -98,14 +97,12 @@ enum srpt_cmd_state {
  * @rsp:	fields of a response built by the driver itself (TMF result,
  *		error, SRP_CRED_REQ) waiting for send queue space
  * @cred_req:	the context carries an SRP_CRED_REQ, not an SRP_RSP
- * @t_logout:	the context carries an SRP_T_LOGOUT (with the channel's
- *		t_logout_reason)
+ * @t_logout:	the context carries an SRP_T_LOGOUT (ch->t_logout_reason)
  * @responded:	a response was posted for this request
  * @reported:	reported as stuck in the backend
  * @start:	jiffies when the request arrived
  * @sense:	sense buffer for LIO
- * @cdb:	copy of a CDB of up to 16 bytes, so the receive buffer can be
- *		reposted at once (the first byte names the command in logs)
+ * @cdb:	copy of a CDB of up to 16 bytes (the buffer is reposted at once)
  * @cdb_ext:	allocated copy of a longer CDB (additional CDB), or NULL
  * @data_sgl:	the command's data buffer, as LIO gets it: whole pages but
  *		for the last (the first entries of @buf_sgl)
@@ -195,7 +192,9 @@ enum srpt_ch_state {
  * @rnr_retry:	its RNR retry count in RTS, as the device reports it
  * @lock:	protects @state, @free_list, @wait_list and @wait_busy
  * @state:	enum srpt_ch_state
- * @registered:	on the channel list: srpt_ch_close() queues the release
+ * @registered:	on the channel list
+ * @replied:	the login path is done with the CM reply: only then does
+ *		srpt_ch_close() of a registered channel queue the release
  * @list:	entry in the driver's channel list
  * @release_work: tears the channel down in process context
  * @wait_work:	processes @wait_list once command contexts are free
@@ -284,6 +283,7 @@ struct srpt_channel {
 	spinlock_t		lock;	/* see above */
 	enum srpt_ch_state	state;
 	bool			registered;
+	bool			replied;
 	struct list_head	list;
 	struct work_struct	release_work;
 	struct work_struct	wait_work;

@@ -72,12 +72,13 @@ static void srpt_remove_one(struct ib_device *ib_dev, void *client_data)
 	for (i = 0; i < sdev->nports; i++)
 		srpt_mad_unregister(&sdev->ports[i]);
 
-	/* Logins run under the list mutex: none is in progress after this. */
+	/*
+	 * No login of the device is in progress after this, and none starts;
+	 * closing channels stop waiting for the backend (srpt_ch_detach()).
+	 */
 	srpt_device_unlist(sdev);
 
 	srpt_ib_cm_stop(sdev);
-	/* Closing channels stop waiting for the backend (srpt_ch_detach()). */
-	WRITE_ONCE(sdev->removing, true);
 	srpt_ch_close_matching(sdev, NULL, true);
 
 	srpt_device_free_srq(sdev);

@@ -12,6 +12,13 @@
  *
  * The decision (accept, or which SRP_LOGIN_REJ reason) is taken by the pure
  * srpt_login_decide(); this file gathers its inputs and carries it out.
+ *
+ * The CMs deliver their events one at a time (the IB/CM's work queue runs
+ * one item per CPU, the RDMA/CM's listener and iWARP CM are ordered), so a
+ * login set up in the CM handler would hold up every other login and every
+ * other event.  The handler only copies the request and queues the login;
+ * its work (srpt_login_work()) sets the channel up, on a work queue that
+ * runs logins side by side, and then sends the reply or the reject.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -26,6 +33,7 @@
 #include <target/target_core_base.h>
 
 #include "srpt_cm.h"
+#include "srpt_admit.h"
 #include "srpt.h"
 #include "srpt_param.h"
 #include "srpt_device.h"
@@ -43,335 +51,129 @@
 static struct rdma_cm_id *srpt_rdma_listener;
 static DEFINE_MUTEX(srpt_rdma_listener_mutex);
 
-/**
- * struct srpt_login - one login in progress
- * @sport: port the request arrived on (device list mutex held)
- * @rdma_cm: RDMA/CM login (else IB/CM)
- * @req: the parsed login request
- * @ini: who logs in
- * @d: the decision
- * @rsp: SRP_LOGIN_RSP or SRP_LOGIN_REJ to send
- * @rsp_len: bytes of @rsp in use
- * @rd_depth: RDMA READs the target may have outstanding on the channel:
- *	the initiator's responder resources, capped by the device
- */
-struct srpt_login {
-	struct srpt_port		*sport;
-	bool				rdma_cm;
-	u8				rd_depth;
-	struct srpt_login_info		req;
-	struct srpt_initiator		ini;
-	struct srpt_login_decision	d;
-	u8				rsp[64];
-	size_t				rsp_len;
-};
-
-/**
- * srpt_target_port_id() - the target port ID this target answers to
- * @id: receives id_ext followed by ioc_guid, both srpt_service_guid
- *
- * These are the values the device-management agent advertises (IOC GUID and
- * the ID extension of the service entry), and what ib_srp's add_target is
- * given as ioc_guid and id_ext.
- */
-static void srpt_target_port_id(u8 id[16])
-{
-	__be64 guid = cpu_to_be64(srpt_service_guid());
-
-	memcpy(id, &guid, 8);
-	memcpy(id + 8, &guid, 8);
-}
-
-/**
- * srpt_login_decide_all() - decide a login: protocol checks, then the ACL
- * @l: the login; @l->req and @l->ini are set
- * @acl_name: receives the initiator's ACL name on success
- * @len: size of @acl_name
- *
- * Return: the portal group with a reference when accepted, else NULL with
- * @l->d.reject_reason and @l->d.why set.
- */
-static struct srpt_tpg *srpt_login_decide_all(struct srpt_login *l,
-					      char *acl_name, size_t len)
-{
-	struct srpt_login_limits lim = {
-		.max_req_size = srpt_max_req_size,
-		.supported_buf_fmt = SRPT_BUF_FORMAT_DIRECT |
-				     SRPT_BUF_FORMAT_INDIRECT,
-	};
-	const char *why = NULL;
-	struct srpt_tpg *tpg;
-	u32 rej = 0;
-
-	tpg = srpt_tpg_for_login(l->sport, &l->ini, acl_name, len, &why, &rej);
-	srpt_target_port_id(lim.target_port_id);
-	/* "Not in the ACL" comes after the protocol checks. */
-	lim.enabled = tpg || rej == SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-	lim.max_rsp_size = tpg ? READ_ONCE(tpg->max_rsp_size) :
-				 SRPT_DEF_RSP_SIZE;
-	lim.imm_data_capable = tpg && !READ_ONCE(tpg->use_srq);
-	lim.no_rdma_read = !l->rd_depth;
-	srpt_login_decide(&l->req, &lim, &l->d);
-	if (!lim.enabled && l->d.reject_reason ==
-	    SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES)
-		l->d.why = why;
-	if (tpg && l->d.reject_reason) {
-		srpt_tpg_put(tpg);
-		tpg = NULL;
-	} else if (!tpg && !l->d.reject_reason) {
-		l->d.reject_reason = rej;
-		l->d.why = why;
-	}
-	return tpg;
-}
+/* Login set-ups, side by side (srpt_login_work()). */
+static struct workqueue_struct *srpt_login_wq;
 
 /*
- * Login outcomes since the module was loaded: accepted, then rejected by
- * reason (SRP_LOGIN_REJ 0x10000 + index, index 7 for anything else).
+ * Logins whose CM id's context is the login itself, not yet a channel: an
+ * event for such an id marks the login aborted (srpt_cm_channel()).  The
+ * lock also orders the hand-over of the id to the channel against events.
  */
-static atomic64_t srpt_logins_accepted = ATOMIC64_INIT(0);
-static atomic64_t srpt_logins_rejected[8];
+static LIST_HEAD(srpt_logins);
+static DEFINE_SPINLOCK(srpt_logins_lock);
+
+static void srpt_login_work(struct work_struct *work);
 
 /**
- * srpt_show_logins() - the login counters, for configfs
- * @page: configfs page
- *
- * Return: bytes written: "accepted=N rejected=N 0x10000=N ... 0x10006=N
- * other=N".
- */
-ssize_t srpt_show_logins(char *page)
-{
-	s64 n[8], total = 0;
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		n[i] = atomic64_read(&srpt_logins_rejected[i]);
-		total += n[i];
-	}
-	return sysfs_emit(page,
-			  "accepted=%lld rejected=%lld 0x10000=%lld 0x10001=%lld 0x10002=%lld 0x10003=%lld 0x10004=%lld 0x10005=%lld 0x10006=%lld other=%lld\n",
-			  atomic64_read(&srpt_logins_accepted), total, n[0],
-			  n[1], n[2], n[3], n[4], n[5], n[6], n[7]);
-}
-
-/**
- * srpt_login_reject() - log a refused login and build its SRP_LOGIN_REJ
- * @l: the login, with @l->d.reject_reason and @l->d.why set
- */
-static void srpt_login_reject(struct srpt_login *l)
-{
-	u32 i = l->d.reject_reason - SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-
-	atomic64_inc(&srpt_logins_rejected[i < 7 ? i : 7]);
-	pr_info("login from %s refused (reason 0x%05x): %s\n", l->ini.desc,
-		l->d.reject_reason, l->d.why ? l->d.why : "unknown");
-	trace_srpt_login(l->ini.desc, 0, l->d.reject_reason, 0, 0, 0, false);
-	l->rsp_len = srpt_build_login_rej(l->rsp, sizeof(l->rsp), l->req.tag,
-					  l->d.reject_reason,
-					  SRPT_BUF_FORMAT_DIRECT |
-					  SRPT_BUF_FORMAT_INDIRECT);
-}
-
-/**
- * srpt_login_setup() - create the channel of an accepted login
+ * srpt_login_detach() - hand a login's CM id over to its channel
  * @l: the login
- * @tpg: its portal group (reference passed to the channel)
- * @acl_name: initiator ACL name for the LIO session
- * @rdma_id: RDMA/CM id of the connection, or NULL
- * @ib_id: IB/CM id of the connection, or NULL
+ * @context: the CM id's context, which points at @l
+ * @ch: the channel, or NULL for a refused login
  *
- * Creates the QP (for IB/CM moved to RTR), posts the receive ring, creates
- * the session, registers the channel and builds SRP_LOGIN_RSP.
+ * From here on the id's events go to @ch (a refused login's to nobody).
  *
- * Return: the channel, or NULL with a reject built in @l.
+ * Return: true if the CM reported the connection gone before this.
  */
-static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
-					     struct srpt_tpg *tpg,
-					     const char *acl_name,
-					     struct rdma_cm_id *rdma_id,
-					     struct ib_cm_id *ib_id)
+static bool srpt_login_detach(struct srpt_login *l, void **context,
+			      struct srpt_channel *ch)
 {
-	struct srpt_channel *ch;
-	u8 multichan;
-	int ret;
+	bool aborted;
 
-	ch = srpt_ch_alloc(l->sport, tpg, &l->d, l->rdma_cm);
-	if (IS_ERR(ch)) {
-		srpt_tpg_put(tpg);
-		ret = PTR_ERR(ch);
-		goto reject;
-	}
-	ch->rdma_cm_id = rdma_id;
-	if (rdma_id)
-		memcpy(&ch->peer_addr, &rdma_id->route.addr.dst_addr,
-		       sizeof(ch->peer_addr));
-	ch->ib_cm_id = ib_id;
-	memcpy(ch->i_port_id, l->req.initiator_port_id, 16);
-	memcpy(ch->t_port_id, l->req.target_port_id, 16);
-	strscpy(ch->sess_name, l->ini.desc, sizeof(ch->sess_name));
-
-	ret = srpt_ch_create_qp(ch);
-	if (!ret)
-		ret = srpt_ch_qp_init(ch);
-	if (!ret)
-		ret = srpt_ch_post_recvs(ch);
-	if (!ret)
-		ret = srpt_ch_qp_rtr(ch);
-	if (ret)
-		goto free_ch;
-	ret = srpt_ch_start_session(ch, acl_name);
-	if (ret)
-		goto free_ch;
-
-	atomic_set(&ch->req_lim, ch->rq_size);
-	ret = srpt_ch_register(ch, !l->d.multichannel, &multichan);
-	if (ret) {
-		srpt_ch_free(ch);
-		if (ret == -EDQUOT) {
-			l->d.reject_reason =
-				SRPT_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
-			l->d.why = "channel limit of the portal group reached";
-		} else {
-			l->d.reject_reason =
-				SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-			l->d.why = "portal group disabled or session closed during login";
-		}
-		srpt_login_reject(l);
-		return NULL;
-	}
-	l->rsp_len = srpt_build_login_rsp(l->rsp, sizeof(l->rsp), l->req.tag,
-					  &l->d, ch->rq_size, multichan);
-	atomic64_inc(&srpt_logins_accepted);
-	trace_srpt_login(l->ini.desc, ch->id, 0, ch->max_it_iu_len,
-			 ch->max_ti_iu_len, ch->rq_size, ch->imm_data);
-	pr_info("login from %s accepted: it_iu %u ti_iu %u credits %u sq %u immediate data %s, %s\n",
-		l->ini.desc, ch->max_it_iu_len, ch->max_ti_iu_len, ch->rq_size,
-		ch->sq_size, ch->imm_data ? "on" : "off",
-		multichan == SRPT_LOGIN_RSP_MULTICHAN_TERMINATED ?
-		"other channels terminated" :
-		multichan == SRPT_LOGIN_RSP_MULTICHAN_MAINTAINED ?
-		"other channels maintained" : "first channel");
-	return ch;
-
-free_ch:
-	srpt_ch_free(ch);
-reject:
-	l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	l->d.why = ret == -ENOMEM ? "out of memory" :
-		   "creating the channel failed";
-	pr_warn("login from %s: channel setup failed (%d)\n", l->ini.desc,
-		ret);
-	srpt_login_reject(l);
-	return NULL;
+	spin_lock(&srpt_logins_lock);
+	list_del(&l->entry);
+	*context = ch;
+	aborted = l->aborted;
+	spin_unlock(&srpt_logins_lock);
+	return aborted;
 }
 
 /**
- * srpt_login_run() - parse and decide a login; set up its channel if accepted
- * @l: the login, with @l->rdma_cm and (RDMA/CM) the source address set
+ * srpt_cm_channel() - the channel a CM event is for
+ * @context: address of the CM id's context
+ *
+ * While its login is being set up a CM id's context is the login: an event
+ * then means the connection failed or the initiator gave up (a REJ, an
+ * error); the login is marked aborted and its work ends it.
+ *
+ * Return: the channel, or NULL (a login in progress, or none).
+ */
+static struct srpt_channel *srpt_cm_channel(void **context)
+{
+	struct srpt_login *l;
+	void *ctx;
+
+	spin_lock(&srpt_logins_lock);
+	ctx = *context;
+	list_for_each_entry(l, &srpt_logins, entry) {
+		if (l == ctx) {
+			WRITE_ONCE(l->aborted, true);
+			ctx = NULL;
+			break;
+		}
+	}
+	spin_unlock(&srpt_logins_lock);
+	return ctx;
+}
+
+/**
+ * srpt_login_start() - count a login and queue its set-up
+ * @l: the login, with its CM id, depths and private data set
  * @ib_dev: device the request arrived on
  * @port_num: port it arrived on
- * @pdata: private data of the CM request (the login request)
- * @len: length of @pdata
- * @rdma_id: RDMA/CM id of the connection, or NULL
- * @ib_id: IB/CM id of the connection, or NULL
+ * @context: address of the CM id's context, which becomes @l
  *
- * When a channel is returned the device list mutex is still held, so that
- * the device cannot go away before the caller has sent the CM reply; the
- * caller then calls srpt_port_unlock().
+ * Called by the CM handler.
  *
- * Return: the channel, or NULL (mutex not held) with an SRP_LOGIN_REJ built
- * in @l.
+ * Return: 0 when queued (@l belongs to its work now), else a negative
+ * errno with an SRP_LOGIN_REJ built in @l.
  */
-static struct srpt_channel *srpt_login_run(struct srpt_login *l,
-					   struct ib_device *ib_dev,
-					   u32 port_num, const void *pdata,
-					   size_t len, struct rdma_cm_id *rdma_id,
-					   struct ib_cm_id *ib_id)
+static int srpt_login_start(struct srpt_login *l, struct ib_device *ib_dev,
+			    u32 port_num, void **context)
 {
-	char acl_name[TRANSPORT_IQN_LEN];
-	struct srpt_channel *ch;
-	struct srpt_tpg *tpg;
-
-	l->sport = srpt_port_lookup_lock(ib_dev, port_num);
+	l->sport = srpt_port_get_login(ib_dev, port_num);
 	if (!l->sport) {
 		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 		l->d.why = "RDMA device not in use";
 		srpt_login_reject(l);
-		return NULL;
+		return -ECONNREFUSED;
 	}
-	if (srpt_login_parse(pdata, len, l->rdma_cm ? SRPT_LOGIN_RDMA_CM :
-			     SRPT_LOGIN_IB_CM, &l->req)) {
-		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		l->d.why = "malformed login request";
-		srpt_login_reject(l);
-		goto unlock;
-	}
-	memcpy(l->ini.port_id, l->req.initiator_port_id, 16);
-	if (!l->rdma_cm)
-		snprintf(l->ini.desc, sizeof(l->ini.desc), "0x%16phN",
-			 l->req.initiator_port_id);
-
-	tpg = srpt_login_decide_all(l, acl_name, sizeof(acl_name));
-	if (!tpg) {
-		srpt_login_reject(l);
-		goto unlock;
-	}
-	ch = srpt_login_setup(l, tpg, acl_name, rdma_id, ib_id);
-	if (ch)
-		return ch;
-unlock:
-	srpt_port_unlock();
-	return NULL;
+	INIT_WORK(&l->work, srpt_login_work);
+	spin_lock(&srpt_logins_lock);
+	list_add_tail(&l->entry, &srpt_logins);
+	*context = l;
+	spin_unlock(&srpt_logins_lock);
+	queue_work(srpt_login_wq, &l->work);
+	return 0;
 }
 
 /**
- * srpt_rdma_cm_req() - handle an RDMA/CM CONNECT_REQUEST
- * @cm_id: the new connection's id
- * @event: the event, with the login request as private data
+ * srpt_rdma_cm_reply() - accept or reject an RDMA/CM login
+ * @l: the login
+ * @ch: its channel, or NULL with a reject built in @l
  *
- * Return: 0 when accepted (the channel now owns @cm_id), non-zero after a
- * reject so that the RDMA/CM destroys @cm_id.
+ * A refused login's id is destroyed here; an accepted one belongs to the
+ * channel, whose release destroys it.
  */
-static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
-			    struct rdma_cm_event *event)
+static void srpt_rdma_cm_reply(struct srpt_login *l, struct srpt_channel *ch)
 {
-	const struct rdma_conn_param *req_param = &event->param.conn;
-	struct sockaddr *peer = (struct sockaddr *)&cm_id->route.addr.dst_addr;
-	const struct ib_device_attr *attrs;
+	struct rdma_cm_id *cm_id = l->rdma_id;
 	struct rdma_conn_param rep = { };
-	struct srpt_channel *ch;
-	struct srpt_login *l;
-	const char *what;
-	int ret = -ECONNREFUSED;
+	const char *what = "the initiator gave up";
+	int ret = -ECONNABORTED;
 
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
-	if (!l)
-		return -ENOMEM;
-	l->rdma_cm = true;
-	if (peer->sa_family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)peer;
-
-		memcpy(l->ini.ip, &sin->sin_addr, 4);
-		l->ini.ip_len = 4;
-	} else if (peer->sa_family == AF_INET6) {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)peer;
-
-		memcpy(l->ini.ip, &sin6->sin6_addr, 16);
-		l->ini.ip_len = 16;
+	/* The RDMA/CM's events of the id wait; rdma_accept() needs this. */
+	rdma_lock_handler(cm_id);
+	if (!ch) {
+		srpt_login_detach(l, &cm_id->context, NULL);
+		rdma_reject(cm_id, l->rsp, l->rsp_len,
+			    IB_CM_REJ_CONSUMER_DEFINED);
+		rdma_unlock_handler(cm_id);
+		rdma_destroy_id(cm_id);
+		return;
 	}
-	snprintf(l->ini.desc, sizeof(l->ini.desc), "%pISc", peer);
-	attrs = &cm_id->device->attrs;
-	/* The CM reports the depths from our side, see below. */
-	l->rd_depth = min_t(u8, req_param->initiator_depth,
-			    attrs->max_qp_init_rd_atom);
+	if (srpt_login_detach(l, &cm_id->context, ch))
+		goto unlock;
 
-	ch = srpt_login_run(l, cm_id->device, cm_id->port_num,
-			    req_param->private_data, req_param->private_data_len,
-			    cm_id, NULL);
-	if (!ch)
-		goto reject;
-
-	cm_id->context = ch;
 	rep.private_data = l->rsp;
 	rep.private_data_len = l->rsp_len;
 	/*
@@ -380,8 +182,7 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 	 * responder resources).  The target issues READs, so this must not
 	 * be 0.
 	 */
-	rep.responder_resources = min_t(u8, req_param->responder_resources,
-					attrs->max_qp_rd_atom);
+	rep.responder_resources = l->resp_res;
 	rep.initiator_depth = l->rd_depth;
 	rep.flow_control = 1;
 	rep.rnr_retry_count = 7;
@@ -404,17 +205,179 @@ static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
 		what = "rdma_accept";
 		ret = rdma_accept(cm_id, &rep);
 	}
-	srpt_port_unlock();
+unlock:
+	rdma_unlock_handler(cm_id);
 	if (ret) {
-		pr_warn("login from %s: %s failed (%d)\n", l->ini.desc, what,
-			ret);
+		pr_warn("login from %s: %s (%d)\n", l->ini.desc, what, ret);
 		srpt_ch_close(ch, "accept failed");
 	}
-	kfree(l);
-	/* The channel's release work destroys cm_id. */
-	return 0;
+	srpt_ch_replied(ch);
+}
 
-reject:
+/**
+ * srpt_ib_cm_rq_psn() - the receive PSN of an IB/CM channel's QP, for the REP
+ * @ch: the channel, its QP in RTR
+ * @psn: receives the PSN
+ *
+ * The REP's starting PSN is the PSN the initiator's first request carries,
+ * so it must be the one the target's QP expects.  The QP went to RTR before
+ * the REP (srpt_ch_qp_rtr()) with the receive PSN the IB/CM had for it then
+ * (the IB/CM takes the passive side's PSN from the REP, once it is sent):
+ * the REP announces what the QP got.  A QP that expects another PSN treats
+ * every request as a duplicate (acknowledged, never delivered) or as out of
+ * sequence (never acknowledged).
+ *
+ * Return: 0 or the errno of ib_query_qp().
+ */
+static int srpt_ib_cm_rq_psn(struct srpt_channel *ch, u32 *psn)
+{
+	struct ib_qp_init_attr *init;
+	struct ib_qp_attr *attr;
+	int ret = -ENOMEM;
+
+	/* Both too large for the stack. */
+	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
+	init = kzalloc(sizeof(*init), GFP_KERNEL);
+	if (attr && init)
+		ret = ib_query_qp(ch->qp, attr, IB_QP_RQ_PSN, init);
+	if (!ret)
+		*psn = attr->rq_psn;
+	kfree(init);
+	kfree(attr);
+	return ret;
+}
+
+/**
+ * srpt_ib_cm_reply() - send the REP or the REJ of an IB/CM login
+ * @l: the login
+ * @ch: its channel, or NULL with a reject built in @l
+ *
+ * A refused login's id is destroyed here; an accepted one belongs to the
+ * channel, whose release destroys it (not before srpt_ch_replied()).
+ */
+static void srpt_ib_cm_reply(struct srpt_login *l, struct srpt_channel *ch)
+{
+	struct ib_cm_id *cm_id = l->ib_id;
+	struct ib_cm_rep_param rep = { };
+	int ret = -ECONNABORTED;
+
+	if (!ch) {
+		srpt_login_detach(l, &cm_id->context, NULL);
+		ib_send_cm_rej(cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+			       l->rsp, l->rsp_len);
+		ib_destroy_cm_id(cm_id);
+		return;
+	}
+	if (!srpt_login_detach(l, &cm_id->context, ch)) {
+		rep.qp_num = ch->qp->qp_num;
+		rep.private_data = l->rsp;
+		rep.private_data_len = l->rsp_len;
+		/* Depths as seen from our side, see srpt_rdma_cm_reply(). */
+		rep.responder_resources = l->resp_res;
+		rep.initiator_depth = l->rd_depth;
+		rep.flow_control = 1;
+		rep.rnr_retry_count = 7;
+		rep.failover_accepted = 0;
+		ret = srpt_ib_cm_rq_psn(ch, &rep.starting_psn);
+		if (!ret)
+			ret = ib_send_cm_rep(cm_id, &rep);
+	}
+	if (ret) {
+		pr_warn("login from %s: sending the REP failed (%d)\n",
+			l->ini.desc, ret);
+		srpt_ch_close(ch, "REP failed");
+	}
+	srpt_ch_replied(ch);
+}
+
+/**
+ * srpt_login_work() - set a queued login up and reply to it
+ * @work: the login's work
+ *
+ * Logins run side by side: what they share (the channel list, the portal
+ * group lookup, a device's SRQ) has locks of its own.  A login of a device
+ * being removed is refused unless its channel is set up already, so the
+ * removal waits for no set-up (srpt_device_unlist()).
+ */
+static void srpt_login_work(struct work_struct *work)
+{
+	struct srpt_login *l = container_of(work, struct srpt_login, work);
+	struct srpt_device *sdev = l->sport->sdev;
+	u32 delay = READ_ONCE(srpt_login_delay_ms);
+	struct srpt_channel *ch = NULL;
+
+	srpt_logins_busy_inc();
+	if (delay)
+		wait_event_timeout(sdev->login_wait, READ_ONCE(sdev->removing),
+				   msecs_to_jiffies(delay));
+	if (READ_ONCE(sdev->removing)) {
+		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+		l->d.why = "RDMA device being removed";
+		srpt_login_reject(l);
+	} else if (READ_ONCE(l->aborted)) {
+		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+		l->d.why = "the initiator gave up before the reply";
+		srpt_login_reject(l);
+	} else {
+		ch = srpt_login_run(l);
+	}
+	if (l->rdma_cm)
+		srpt_rdma_cm_reply(l, ch);
+	else
+		srpt_ib_cm_reply(l, ch);
+	srpt_logins_busy_dec();
+	srpt_port_put_login(l->sport);
+	kfree(l);
+}
+
+/**
+ * srpt_rdma_cm_req() - handle an RDMA/CM CONNECT_REQUEST
+ * @cm_id: the new connection's id
+ * @event: the event, with the login request as private data
+ *
+ * Return: 0 when the login is queued (its work owns @cm_id), non-zero after
+ * a reject so that the RDMA/CM destroys @cm_id.
+ */
+static int srpt_rdma_cm_req(struct rdma_cm_id *cm_id,
+			    struct rdma_cm_event *event)
+{
+	const struct rdma_conn_param *req_param = &event->param.conn;
+	struct sockaddr *peer = (struct sockaddr *)&cm_id->route.addr.dst_addr;
+	const struct ib_device_attr *attrs = &cm_id->device->attrs;
+	struct srpt_login *l;
+	int ret;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	l->rdma_cm = true;
+	l->rdma_id = cm_id;
+	if (peer->sa_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)peer;
+
+		memcpy(l->ini.ip, &sin->sin_addr, 4);
+		l->ini.ip_len = 4;
+	} else if (peer->sa_family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)peer;
+
+		memcpy(l->ini.ip, &sin6->sin6_addr, 16);
+		l->ini.ip_len = 16;
+	}
+	snprintf(l->ini.desc, sizeof(l->ini.desc), "%pISc", peer);
+	/* The CM reports the depths from our side, see srpt_rdma_cm_reply(). */
+	l->rd_depth = min_t(u8, req_param->initiator_depth,
+			    attrs->max_qp_init_rd_atom);
+	l->resp_res = min_t(u8, req_param->responder_resources,
+			    attrs->max_qp_rd_atom);
+	l->pdata_len = min_t(size_t, req_param->private_data_len,
+			     sizeof(l->pdata));
+	if (l->pdata_len)
+		memcpy(l->pdata, req_param->private_data, l->pdata_len);
+
+	ret = srpt_login_start(l, cm_id->device, cm_id->port_num,
+			       &cm_id->context);
+	if (!ret)
+		return 0;
 	rdma_reject(cm_id, l->rsp, l->rsp_len, IB_CM_REJ_CONSUMER_DEFINED);
 	kfree(l);
 	return ret;
@@ -430,11 +393,12 @@ reject:
 static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 				struct rdma_cm_event *event)
 {
-	struct srpt_channel *ch = cm_id->context;
+	struct srpt_channel *ch;
 
-	switch (event->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
+	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return srpt_rdma_cm_req(cm_id, event);
+	ch = srpt_cm_channel(&cm_id->context);
+	switch (event->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (ch)
 			srpt_ch_established(ch);
@@ -538,94 +502,39 @@ int srpt_rdma_cm_set_port(u16 port)
 }
 
 /**
- * srpt_ib_cm_rq_psn() - the receive PSN of an IB/CM channel's QP, for the REP
- * @ch: the channel, its QP in RTR
- * @psn: receives the PSN
- *
- * The REP's starting PSN is the PSN the initiator's first request carries,
- * so it must be the one the target's QP expects.  The QP went to RTR before
- * the REP (srpt_ch_qp_rtr()) with the receive PSN the IB/CM had for it then
- * (the IB/CM takes the passive side's PSN from the REP, once it is sent):
- * the REP announces what the QP got.  A QP that expects another PSN treats
- * every request as a duplicate (acknowledged, never delivered) or as out of
- * sequence (never acknowledged).
- *
- * Return: 0 or the errno of ib_query_qp().
- */
-static int srpt_ib_cm_rq_psn(struct srpt_channel *ch, u32 *psn)
-{
-	struct ib_qp_init_attr *init;
-	struct ib_qp_attr *attr;
-	int ret = -ENOMEM;
-
-	/* Both too large for the CM handler's stack. */
-	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
-	init = kzalloc(sizeof(*init), GFP_KERNEL);
-	if (attr && init)
-		ret = ib_query_qp(ch->qp, attr, IB_QP_RQ_PSN, init);
-	if (!ret)
-		*psn = attr->rq_psn;
-	kfree(init);
-	kfree(attr);
-	return ret;
-}
-
-/**
  * srpt_ib_cm_req() - handle an IB/CM REQ
  * @cm_id: the new connection's id
  * @event: the event; private data is the T10 SRP_LOGIN_REQ
  * @sdev: the device whose listener received it
  *
- * Return: 0 when accepted, non-zero after a reject so that the IB/CM
- * destroys @cm_id.
+ * Return: 0 when the login is queued (its work owns @cm_id), non-zero after
+ * a reject so that the IB/CM destroys @cm_id.
  */
 static int srpt_ib_cm_req(struct ib_cm_id *cm_id,
 			  const struct ib_cm_event *event,
 			  struct srpt_device *sdev)
 {
 	const struct ib_cm_req_event_param *req = &event->param.req_rcvd;
-	struct ib_cm_rep_param rep = { };
-	struct srpt_channel *ch;
+	const struct ib_device_attr *attrs = &sdev->ib_dev->attrs;
 	struct srpt_login *l;
-	int ret = -ECONNREFUSED;
+	int ret;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return -ENOMEM;
+	l->ib_id = cm_id;
 	strscpy(l->ini.desc, "IB/CM initiator", sizeof(l->ini.desc));
-	/* Depths as seen from our side, see srpt_rdma_cm_req(). */
+	/* Depths as seen from our side, see srpt_rdma_cm_reply(). */
 	l->rd_depth = min_t(u8, req->initiator_depth,
-			    sdev->ib_dev->attrs.max_qp_init_rd_atom);
+			    attrs->max_qp_init_rd_atom);
+	l->resp_res = min_t(u8, req->responder_resources,
+			    attrs->max_qp_rd_atom);
+	l->pdata_len = IB_CM_REQ_PRIVATE_DATA_SIZE;
+	memcpy(l->pdata, event->private_data, l->pdata_len);
 
-	ch = srpt_login_run(l, sdev->ib_dev, req->port, event->private_data,
-			    IB_CM_REQ_PRIVATE_DATA_SIZE, NULL, cm_id);
-	if (!ch)
-		goto reject;
-
-	cm_id->context = ch;
-	rep.qp_num = ch->qp->qp_num;
-	rep.private_data = l->rsp;
-	rep.private_data_len = l->rsp_len;
-	/* Depths as seen from our side, see srpt_rdma_cm_req(). */
-	rep.responder_resources = min_t(u8, req->responder_resources,
-					sdev->ib_dev->attrs.max_qp_rd_atom);
-	rep.initiator_depth = l->rd_depth;
-	rep.flow_control = 1;
-	rep.rnr_retry_count = 7;
-	rep.failover_accepted = 0;
-	ret = srpt_ib_cm_rq_psn(ch, &rep.starting_psn);
+	ret = srpt_login_start(l, sdev->ib_dev, req->port, &cm_id->context);
 	if (!ret)
-		ret = ib_send_cm_rep(cm_id, &rep);
-	srpt_port_unlock();
-	if (ret) {
-		pr_warn("login from %s: sending the REP failed (%d)\n",
-			l->ini.desc, ret);
-		srpt_ch_close(ch, "REP failed");
-	}
-	kfree(l);
-	return 0;
-
-reject:
+		return 0;
 	ib_send_cm_rej(cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0, l->rsp,
 		       l->rsp_len);
 	kfree(l);
@@ -634,7 +543,7 @@ reject:
 
 /**
  * srpt_ib_cm_handler() - IB/CM events of a port's listener and channels
- * @cm_id: listener-created id (REQ) or a channel's id
+ * @cm_id: listener-created id (REQ), a login's or a channel's id
  * @event: the event
  *
  * Return: non-zero only to have the IB/CM destroy a rejected @cm_id.
@@ -642,13 +551,16 @@ reject:
 static int srpt_ib_cm_handler(struct ib_cm_id *cm_id,
 			      const struct ib_cm_event *event)
 {
-	struct srpt_channel *ch = cm_id->context;
+	struct srpt_channel *ch;
 	int ret;
 
-	switch (event->event) {
-	case IB_CM_REQ_RECEIVED:
-		/* A new id carries the listener's context: the device. */
+	/* A new id carries the listener's context: the device. */
+	if (event->event == IB_CM_REQ_RECEIVED)
 		return srpt_ib_cm_req(cm_id, event, cm_id->context);
+	ch = srpt_cm_channel(&cm_id->context);
+	if (!ch)
+		return 0;
+	switch (event->event) {
 	case IB_CM_RTU_RECEIVED:
 	case IB_CM_USER_ESTABLISHED:
 		ret = srpt_ch_qp_rts(ch);
@@ -709,6 +621,30 @@ void srpt_ib_cm_stop(struct srpt_device *sdev)
 		ib_destroy_cm_id(sdev->ib_cm_id);
 		sdev->ib_cm_id = NULL;
 	}
+}
+
+/**
+ * srpt_cm_wq_init() - create the work queue logins are set up on
+ *
+ * Before any device is added: a device's IB/CM listener queues logins.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int srpt_cm_wq_init(void)
+{
+	/* Unbound, any number at a time: a login sleeps in allocations. */
+	srpt_login_wq = alloc_workqueue("ib_srpt_login", WQ_UNBOUND, 0);
+	return srpt_login_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * srpt_cm_wq_exit() - destroy it, after every device was removed
+ *
+ * Device removal waits for the device's logins, so none is left here.
+ */
+void srpt_cm_wq_exit(void)
+{
+	destroy_workqueue(srpt_login_wq);
 }
 
 /**

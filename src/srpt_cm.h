@@ -9,10 +9,11 @@
 
 struct srpt_device;
 
-ssize_t srpt_show_logins(char *page);
 int srpt_rdma_cm_set_port(u16 port);
 int srpt_ib_cm_listen(struct srpt_device *sdev);
 void srpt_ib_cm_stop(struct srpt_device *sdev);
+int srpt_cm_wq_init(void);
+void srpt_cm_wq_exit(void);
 int srpt_cm_init(void);
 void srpt_cm_exit(void);
 

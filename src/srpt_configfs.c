@@ -39,6 +39,7 @@
 #include "srpt_tpg.h"
 #include "srpt_chlist.h"
 #include "srpt_cm.h"
+#include "srpt_admit.h"
 #include "srpt_compat.h"
 
 /**

@@ -123,6 +123,8 @@ struct srpt_device *srpt_device_create(struct ib_device *ib_dev)
 	sdev->ib_dev = ib_dev;
 	sdev->nports = nports;
 	INIT_LIST_HEAD(&sdev->list);
+	mutex_init(&sdev->srq_mutex);
+	init_waitqueue_head(&sdev->login_wait);
 
 	sdev->pd = ib_alloc_pd(ib_dev, 0);
 	if (IS_ERR(sdev->pd)) {
@@ -157,17 +159,29 @@ struct srpt_device *srpt_device_create(struct ib_device *ib_dev)
 }
 
 /**
- * srpt_device_unlist() - take a device off the list
+ * srpt_device_unlist() - take a device off the list and end its logins
  * @sdev: the device, being removed
  *
- * Logins run under the list mutex: none is in progress after this, and
- * no new one finds the device.
+ * No new login finds the device after this.  Logins that found it before
+ * see @sdev->removing and refuse themselves if they have not set up their
+ * channel yet; the wait is for those that have (their CM reply goes out
+ * before the device may go) and never for logins on other devices.
  */
 void srpt_device_unlist(struct srpt_device *sdev)
 {
 	mutex_lock(&srpt_dev_mutex);
 	list_del(&sdev->list);
+	WRITE_ONCE(sdev->removing, true);
 	mutex_unlock(&srpt_dev_mutex);
+	wake_up_all(&sdev->login_wait);
+	wait_event(sdev->login_wait, !atomic_read(&sdev->logins));
+	/*
+	 * The last login drops the count under the queue's lock: once the
+	 * lock is had here, it has left srpt_port_put_login() and the device
+	 * may be freed.
+	 */
+	spin_lock_irq(&sdev->login_wait.lock);
+	spin_unlock_irq(&sdev->login_wait.lock);
 }
 
 /**
@@ -219,50 +233,53 @@ bool srpt_name_has_port(const struct srpt_name *name)
 }
 
 /**
- * srpt_port_lookup_lock() - find our port for a login and lock out removal
+ * srpt_port_get_login() - find our port for a new login and count the login
  * @ib_dev: device the login arrived on
  * @port_num: port number
  *
- * On success the device list mutex is held, so the device cannot be removed
- * until srpt_port_unlock(): srpt_remove_one() takes the mutex before it
- * closes the device's channels, and so sees every channel a login created.
+ * The login is counted in the device's @logins until srpt_port_put_login():
+ * srpt_remove_one() waits for the count to drop to zero before it closes the
+ * device's channels, and so sees every channel a login created.
  *
- * Return: the port with the mutex held, or NULL (mutex not held) when the
- * device is not (or no longer) ours.
+ * Return: the port, or NULL when the device is not (or no longer) ours.
  */
-struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev, u32 port_num)
+struct srpt_port *srpt_port_get_login(struct ib_device *ib_dev, u32 port_num)
 {
+	struct srpt_port *sport = NULL;
 	struct srpt_device *sdev;
 
 	mutex_lock(&srpt_dev_mutex);
 	list_for_each_entry(sdev, &srpt_dev_list, list) {
 		if (sdev->ib_dev != ib_dev)
 			continue;
-		if (port_num < rdma_start_port(ib_dev) ||
-		    port_num > rdma_end_port(ib_dev))
-			break;
-		return &sdev->ports[port_num - rdma_start_port(ib_dev)];
+		if (port_num >= rdma_start_port(ib_dev) &&
+		    port_num <= rdma_end_port(ib_dev)) {
+			sport = &sdev->ports[port_num -
+					     rdma_start_port(ib_dev)];
+			atomic_inc(&sdev->logins);
+		}
+		break;
 	}
 	mutex_unlock(&srpt_dev_mutex);
-	return NULL;
+	return sport;
 }
 
 /**
- * srpt_port_unlock() - end of the section begun by srpt_port_lookup_lock()
- */
-void srpt_port_unlock(void)
-{
-	mutex_unlock(&srpt_dev_mutex);
-}
-
-/**
- * srpt_device_assert_locked() - lockdep check: the device list mutex is held
+ * srpt_port_put_login() - a login counted by srpt_port_get_login() ended
+ * @sport: its port
  *
- * For code that relies on srpt_port_lookup_lock() having been called.
+ * The login's CM reply (or reject) is out and the login touches the
+ * device no more.
  */
-void srpt_device_assert_locked(void)
+void srpt_port_put_login(struct srpt_port *sport)
 {
-	lockdep_assert_held(&srpt_dev_mutex);
+	struct srpt_device *sdev = sport->sdev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sdev->login_wait.lock, flags);
+	if (atomic_dec_and_test(&sdev->logins))
+		wake_up_locked(&sdev->login_wait);
+	spin_unlock_irqrestore(&sdev->login_wait.lock, flags);
 }
 
 /**

@@ -8,6 +8,8 @@
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
@@ -57,12 +59,17 @@ struct srpt_port {
  *		port of each REQ
  * @list:	entry in the driver's device list
  * @next_vector: completion vector of the next channel (round robin)
+ * @srq_mutex:	serializes the creation of @srq by logins in parallel
  * @srq:	shared receive queue for channels of use_srq portal groups,
  *		created by the first such login
  * @srq_ring:	its receive buffers
  * @srq_size:	number of buffers in @srq_ring
- * @removing:	the device is being removed: its closing channels detach
- *		from it instead of waiting for the backend (srpt_ch_detach())
+ * @removing:	the device is being removed: logins not yet set up are
+ *		refused, closing channels detach from it instead of waiting
+ *		for the backend (srpt_ch_detach())
+ * @logins:	logins of the device queued or in progress (srpt_cm.c);
+ *		removal waits for them, and only for them
+ * @login_wait:	woken when @logins drops to 0 and when @removing is set
  * @nports:	number of entries in @ports
  * @ports:	per-port state
  */
@@ -73,10 +80,13 @@ struct srpt_device {
 	struct ib_cm_id		*ib_cm_id;
 	struct list_head	list;
 	atomic_t		next_vector;
+	struct mutex		srq_mutex;	/* see above */
 	struct ib_srq		*srq;
 	struct srpt_recv_ioctx	*srq_ring;
 	u32			srq_size;
 	bool			removing;
+	atomic_t		logins;
+	wait_queue_head_t	login_wait;
 	u32			nports;
 	struct srpt_port	ports[];
 };
@@ -98,9 +108,8 @@ struct srpt_device *srpt_device_create(struct ib_device *ib_dev);
 void srpt_device_unlist(struct srpt_device *sdev);
 void srpt_device_destroy(struct srpt_device *sdev);
 bool srpt_name_has_port(const struct srpt_name *name);
-struct srpt_port *srpt_port_lookup_lock(struct ib_device *ib_dev, u32 port_num);
-void srpt_port_unlock(void);
-void srpt_device_assert_locked(void);
+struct srpt_port *srpt_port_get_login(struct ib_device *ib_dev, u32 port_num);
+void srpt_port_put_login(struct srpt_port *sport);
 void srpt_port_get_gid(struct srpt_port *sport, union ib_gid *gid);
 ssize_t srpt_show_login_info(const struct srpt_name *name, char *page);
 

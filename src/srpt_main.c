@@ -48,10 +48,14 @@ static int __init srpt_init_module(void)
 	if (ret)
 		goto ring_exit;
 
+	ret = srpt_cm_wq_init();
+	if (ret)
+		goto qp_exit;
+
 	ret = srpt_client_init();
 	if (ret) {
 		pr_err("registering the RDMA client failed (%d)\n", ret);
-		goto qp_exit;
+		goto cm_wq_exit;
 	}
 
 	ret = srpt_cm_init();
@@ -66,6 +70,8 @@ static int __init srpt_init_module(void)
 
 client_exit:
 	srpt_client_exit();
+cm_wq_exit:
+	srpt_cm_wq_exit();
 qp_exit:
 	srpt_qp_exit();
 ring_exit:
@@ -86,6 +92,7 @@ static void __exit srpt_exit_module(void)
 	srpt_param_exit();
 	srpt_cm_exit();
 	srpt_client_exit();
+	srpt_cm_wq_exit();
 	srpt_qp_exit();
 	srpt_ring_exit();
 	target_unregister_template(&srpt_fabric_ops);

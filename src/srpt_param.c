@@ -346,6 +346,62 @@ atomic_t srpt_fail_post_send = ATOMIC_INIT(0);
  */
 u32 srpt_max_qp_wr_cap;
 
+/*
+ * Fault injection for tests, in debugfs (ib_srpt/login_delay_ms): each
+ * login waits this long before it sets up its channel (cut short when its
+ * device is being removed), as a login does on a slow device or under a
+ * storm of logins.  0, the default, delays nothing.
+ */
+u32 srpt_login_delay_ms;
+
+/*
+ * Logins being set up (their work running, until the CM reply), and the
+ * most at any one time since the module was loaded: debugfs ib_srpt/logins.
+ */
+static atomic_t srpt_logins_busy = ATOMIC_INIT(0);
+static int srpt_logins_busy_peak;
+
+/**
+ * srpt_logins_busy_inc() - a login starts its set-up; note the peak
+ */
+void srpt_logins_busy_inc(void)
+{
+	int n = atomic_inc_return(&srpt_logins_busy);
+	int peak = READ_ONCE(srpt_logins_busy_peak);
+
+	while (n > peak) {
+		int was = cmpxchg(&srpt_logins_busy_peak, peak, n);
+
+		if (was == peak)
+			break;
+		peak = was;
+	}
+}
+
+/**
+ * srpt_logins_busy_dec() - a login's set-up ended (reply or reject sent)
+ */
+void srpt_logins_busy_dec(void)
+{
+	atomic_dec(&srpt_logins_busy);
+}
+
+/**
+ * srpt_logins_show() - debugfs ib_srpt/logins: logins being set up
+ * @m: seq file
+ * @v: unused
+ *
+ * Return: 0.
+ */
+static int srpt_logins_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "in_progress=%d peak=%d\n",
+		   atomic_read(&srpt_logins_busy),
+		   READ_ONCE(srpt_logins_busy_peak));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srpt_logins);
+
 static struct dentry *srpt_debugfs;
 
 /**
@@ -384,6 +440,10 @@ void srpt_param_init(void)
 			    &srpt_data_fops);
 	debugfs_create_u32("max_qp_wr_cap", 0600, srpt_debugfs,
 			   &srpt_max_qp_wr_cap);
+	debugfs_create_u32("login_delay_ms", 0600, srpt_debugfs,
+			   &srpt_login_delay_ms);
+	debugfs_create_file("logins", 0400, srpt_debugfs, NULL,
+			    &srpt_logins_fops);
 }
 
 /**

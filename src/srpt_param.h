@@ -77,6 +77,9 @@ u16 srpt_get_rdma_cm_port(void);
 int srpt_set_rdma_cm_port(u16 port);
 extern atomic_t srpt_fail_post_send;
 extern u32 srpt_max_qp_wr_cap;
+extern u32 srpt_login_delay_ms;
+void srpt_logins_busy_inc(void);
+void srpt_logins_busy_dec(void);
 extern atomic_long_t srpt_data_held;
 extern unsigned long srpt_data_limit_bytes;
 

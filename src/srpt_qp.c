@@ -256,7 +256,9 @@ void srpt_qp_exit(void)
  * arrive in interrupt context): it only changes the state and queues the
  * release work, which does the rest.  Later calls do nothing.  A channel
  * the login path has not registered yet is only marked: the registration
- * then fails and the login path frees it.
+ * then fails and the login path frees it.  One registered but whose CM
+ * reply the login path has not sent yet is only marked too: the release
+ * destroys the CM id, so srpt_ch_replied() queues it.
  */
 void srpt_ch_close(struct srpt_channel *ch, const char *why)
 {
@@ -269,12 +271,32 @@ void srpt_ch_close(struct srpt_channel *ch, const char *why)
 	first = old < SRPT_CH_DISCONNECTING;
 	if (first)
 		ch->state = SRPT_CH_DISCONNECTING;
-	release = first && ch->registered;
+	release = first && ch->registered && ch->replied;
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (!first)
 		return;
 	trace_srpt_ch_state(ch->sess_name, ch->id, old, SRPT_CH_DISCONNECTING);
 	pr_info("%s: closing channel: %s\n", ch->sess_name, why);
+	if (release)
+		queue_work(srpt_release_wq, &ch->release_work);
+}
+
+/**
+ * srpt_ch_replied() - the login path is done with a registered channel's CM id
+ * @ch: the channel, registered; its CM reply was sent (or failed)
+ *
+ * From now on the release may run: if the channel was closed meanwhile,
+ * its release is queued here.
+ */
+void srpt_ch_replied(struct srpt_channel *ch)
+{
+	unsigned long flags;
+	bool release;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->replied = true;
+	release = ch->registered && ch->state == SRPT_CH_DISCONNECTING;
+	spin_unlock_irqrestore(&ch->lock, flags);
 	if (release)
 		queue_work(srpt_release_wq, &ch->release_work);
 }

@@ -17,5 +17,6 @@ int srpt_ch_qp_rtr(struct srpt_channel *ch);
 int srpt_ch_qp_rts(struct srpt_channel *ch);
 int srpt_ch_qp_err(struct srpt_channel *ch);
 void srpt_ch_close(struct srpt_channel *ch, const char *why);
+void srpt_ch_replied(struct srpt_channel *ch);
 
 #endif /* SRPT_QP_H */

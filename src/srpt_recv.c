@@ -261,7 +261,7 @@ void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /**
  * srpt_device_get_srq() - create the device's SRQ if it has none yet
- * @sdev: the device; the caller holds the device list mutex (login path)
+ * @sdev: the device (login path; logins run in parallel)
  *
  * The SRQ gets srpt_srq_size buffers, capped by the device's limit.
  *
@@ -275,18 +275,23 @@ int srpt_device_get_srq(struct srpt_device *sdev)
 	u32 i, n;
 	int ret;
 
-	srpt_device_assert_locked();
-	if (sdev->srq)
-		return 0;
+	mutex_lock(&sdev->srq_mutex);
+	if (sdev->srq) {
+		ret = 0;
+		goto unlock;
+	}
 	if (!ib_dev->attrs.max_srq_wr) {
 		pr_warn("%s: no SRQ support, use_srq=1 logins refused\n",
 			dev_name(&ib_dev->dev));
-		return -EOPNOTSUPP;
+		ret = -EOPNOTSUPP;
+		goto unlock;
 	}
 	n = min_t(u32, srpt_srq_size, ib_dev->attrs.max_srq_wr);
 	sdev->srq_ring = kvcalloc(n, sizeof(*sdev->srq_ring), GFP_KERNEL);
-	if (!sdev->srq_ring)
-		return -ENOMEM;
+	if (!sdev->srq_ring) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
 	for (i = 0; i < n; i++)
 		sdev->srq_ring[i].sdev = sdev;
 	ret = srpt_alloc_recv_bufs(sdev->pd, sdev->srq_ring, n, 0,
@@ -314,6 +319,7 @@ int srpt_device_get_srq(struct srpt_device *sdev)
 	}
 	pr_info("%s: shared receive queue of %u buffers\n",
 		dev_name(&ib_dev->dev), n);
+	mutex_unlock(&sdev->srq_mutex);
 	return 0;
 
 free_bufs:
@@ -324,6 +330,8 @@ free_ring:
 fail:
 	pr_err("%s: creating the SRQ failed (%d)\n", dev_name(&ib_dev->dev),
 	       ret);
+unlock:
+	mutex_unlock(&sdev->srq_mutex);
 	return ret;
 }
 
