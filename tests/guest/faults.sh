@@ -958,12 +958,134 @@ case_relogin_limit() {
 	check slow_lun_down
 }
 
+# login_count NAME: in_progress (logins being set up now) or peak (the
+# most at once since the module was loaded) of debugfs ib_srpt/logins.
+login_count() {
+	local l
+	read -r l </sys/kernel/debug/ib_srpt/logins || return 1
+	l=${l##*"$1="}
+	echo "${l%% *}"
+}
+logins_setting_up() { [[ $(login_count in_progress) == "$1" ]]; }
+
+# A second soft-RoCE device, on a dummy device of its own.
+OTHER_RDMA_DEV=rxe1
+OTHER_NETDEV=dummy1
+OTHER_ADDR=10.98.0.1/24
+
+# other_rxe_add / other_rxe_del: create or remove rxe1 on dummy1.
+other_rxe_add() {
+	RXE_DEV=$OTHER_RDMA_DEV RXE_NETDEV=$OTHER_NETDEV rxe_add
+}
+other_rxe_del() {
+	[[ -d /sys/class/infiniband/$OTHER_RDMA_DEV ]] || return 0
+	RXE_DEV=$OTHER_RDMA_DEV rxe_del
+}
+
+# case_parallel_logins: logins are set up side by side, and removing an
+# RDMA device waits for no login of another device.  Every login is held
+# up at the start of its set-up (debugfs ib_srpt/login_delay_ms, as on a
+# slow device or under a storm of logins), and debugfs ib_srpt/logins
+# counts the set-ups running at once:
+#  - two clients logging in to rxe0 at once are both in set-up at the same
+#    moment, and both get in;
+#  - a client that gives up before the reply: its login is dropped, no
+#    channel is left;
+#  - logins to two devices (rxe1, rxe0) held up for a minute are in set-up
+#    side by side; removing rxe0, with the kernel initiator's channels and
+#    its held-up login, ends that login at once (refused) and ends while
+#    the login to rxe1 is still in set-up; removing rxe1 then ends its
+#    login at once too.
+case_parallel_logins() {
+	local f=/sys/kernel/debug/ib_srpt/login_delay_ms t ext2=3333333333333333
+	local p1 p2 p3 p4 rc1 rc2 acl2
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug ||
+		fail "no debugfs"
+	check initiator_unregistered
+	trap 'echo 0 >'"$f"' 2>/dev/null; other_rxe_del >/dev/null 2>&1;
+		ip link del '"$OTHER_NETDEV"' 2>/dev/null; srp_reload_initiator >/dev/null 2>&1' EXIT
+	check conf_target_up
+	t=$(tgt_dir)
+	TGT_DIR=$t
+	acl2=$t/acls/0x$ext2$(node_guid)
+	mkdir -p "$acl2/lun_1" || fail "cannot create a second client ACL"
+	ln -s "$t/lun/lun_1" "$acl2/lun_1/lun1" || fail "cannot map LUN 1"
+	[[ -w $f ]] || fail "$f missing"
+
+	log "--- two logins to one device at once"
+	check sysfs_write "$f" 10000
+	CONF_TIMEOUT_MS=120000 conf_client --initiator-ext "$CLIENT_EXT" --lun 1 \
+		--cases login.valid >"$RESULTS/parallel-1.txt" 2>&1 &
+	p1=$!
+	CONF_TIMEOUT_MS=120000 conf_client --initiator-ext "$ext2" --lun 1 \
+		--cases login.valid >"$RESULTS/parallel-2.txt" 2>&1 &
+	p2=$!
+	poll_until 60 logins_setting_up 2 ||
+		fail "two logins were never in set-up at once (logins: $(</sys/kernel/debug/ib_srpt/logins))"
+	log "logins: $(</sys/kernel/debug/ib_srpt/logins)"
+	wait "$p1"
+	rc1=$?
+	wait "$p2"
+	rc2=$?
+	cat "$RESULTS/parallel-1.txt" "$RESULTS/parallel-2.txt"
+	[[ $rc1 == 0 && $rc2 == 0 ]] || fail "a client's login failed ($rc1, $rc2)"
+
+	log "--- a client that gives up before the reply"
+	check sysfs_write "$f" 5000
+	CONF_TIMEOUT_MS=1000 conf_client --initiator-ext "$CLIENT_EXT" --lun 1 \
+		--cases login.valid >"$RESULTS/parallel-3.txt" 2>&1 &&
+		fail "the client got in before the delay"
+	check poll_until 30 logins_setting_up 0
+	check poll_until 30 dmesg_has "the initiator gave up before the reply"
+	check poll_until 30 channels_are 2
+
+	log "--- logins to two devices, and removing one of them"
+	check sysfs_write "$f" 60000
+	if ! ip link show "$OTHER_NETDEV" >/dev/null 2>&1; then
+		check ip link add "$OTHER_NETDEV" type dummy
+		check ip link set "$OTHER_NETDEV" address 02:00:00:00:00:02
+		check ip addr add "$OTHER_ADDR" dev "$OTHER_NETDEV"
+		check ip link set "$OTHER_NETDEV" up
+	fi
+	check other_rxe_add
+	SRP_DEST=${OTHER_ADDR%/*}:$SRP_PORT CONF_TIMEOUT_MS=120000 conf_client \
+		--initiator-ext "$CLIENT_EXT" --lun 1 --cases login.valid \
+		>"$RESULTS/parallel-4.txt" 2>&1 &
+	p3=$!
+	check poll_until 60 logins_setting_up 1
+	CONF_TIMEOUT_MS=120000 conf_client --initiator-ext "$CLIENT_EXT" --lun 1 \
+		--cases login.valid >"$RESULTS/parallel-5.txt" 2>&1 &
+	p4=$!
+	poll_until 60 logins_setting_up 2 ||
+		fail "logins to two devices were never in set-up at once (logins: $(</sys/kernel/debug/ib_srpt/logins))"
+	check rxe_del
+	logins_setting_up 1 ||
+		fail "removing $RXE_DEV: not exactly the login on $OTHER_RDMA_DEV left in set-up (logins: $(</sys/kernel/debug/ib_srpt/logins))"
+	check poll_until 60 channels_are 0
+	check poll_until 30 exited "$p4"
+	wait "$p4" && fail "a login to the removed $RXE_DEV got in"
+	check other_rxe_del
+	check poll_until 30 logins_setting_up 0
+	check poll_until 30 exited "$p3"
+	wait "$p3" && fail "a login to the removed $OTHER_RDMA_DEV got in"
+	cat "$RESULTS/parallel-4.txt" "$RESULTS/parallel-5.txt"
+	(($(dmesg_count "refused (reason 0x10001): RDMA device being removed") >= 2)) ||
+		fail "the held-up logins of the removed devices were not refused"
+	check sysfs_write "$f" 0
+	check ip link del "$OTHER_NETDEV"
+	check rxe_add
+	unset TGT_DIR
+	check poll_until 30 test -e "$SRP_HOST/add_target"
+	check srp_target_down
+}
+
 run_fault_cases() {
 	CASE_TIMEOUT=300 run_case tmf_reset_load case_tmf_reset_load
 	CASE_TIMEOUT=300 run_case mpath_relogin case_mpath_relogin
 	CASE_TIMEOUT=300 run_case link_delete_io case_link_delete_io
 	CASE_TIMEOUT=300 run_case link_delete_channels case_link_delete_channels
 	CASE_TIMEOUT=400 run_case link_delete_held case_link_delete_held
+	CASE_TIMEOUT=400 run_case parallel_logins case_parallel_logins
 	CASE_TIMEOUT=300 run_case live_teardown case_live_teardown
 	run_case channel_limits case_channel_limits
 	run_case data_limits case_data_limits
