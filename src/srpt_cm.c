@@ -51,8 +51,9 @@
 static struct rdma_cm_id *srpt_rdma_listener;
 static DEFINE_MUTEX(srpt_rdma_listener_mutex);
 
-/* Login set-ups, side by side (srpt_login_work()). */
+/* Login set-ups, side by side (srpt_login_work()), this many at most. */
 static struct workqueue_struct *srpt_login_wq;
+#define SRPT_LOGINS_AT_ONCE	16
 
 /*
  * Logins whose CM id's context is the login itself, not yet a channel: an
@@ -632,8 +633,15 @@ void srpt_ib_cm_stop(struct srpt_device *sdev)
  */
 int srpt_cm_wq_init(void)
 {
-	/* Unbound, any number at a time: a login sleeps in allocations. */
-	srpt_login_wq = alloc_workqueue("ib_srpt_login", WQ_UNBOUND, 0);
+	/*
+	 * Unbound, and several at a time: a login sleeps in allocations, QP
+	 * creation and LIO's session set-up.  Not more: each one holds the
+	 * memory of a whole channel before the channel limits are checked
+	 * (srpt_ch_register()), and a storm of logins must not hold that of
+	 * hundreds at once.
+	 */
+	srpt_login_wq = alloc_workqueue("ib_srpt_login", WQ_UNBOUND,
+					SRPT_LOGINS_AT_ONCE);
 	return srpt_login_wq ? 0 : -ENOMEM;
 }
 
