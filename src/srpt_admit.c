@@ -119,7 +119,7 @@ ssize_t srpt_show_logins(char *page)
  * srpt_login_reject() - log a refused login and build its SRP_LOGIN_REJ
  * @l: the login, with @l->d.reject_reason and @l->d.why set
  */
-void srpt_login_reject(struct srpt_login *l)
+static void srpt_login_reject(struct srpt_login *l)
 {
 	u32 i = l->d.reject_reason - SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 
@@ -131,6 +131,20 @@ void srpt_login_reject(struct srpt_login *l)
 					  l->d.reject_reason,
 					  SRPT_BUF_FORMAT_DIRECT |
 					  SRPT_BUF_FORMAT_INDIRECT);
+}
+
+/**
+ * srpt_login_refuse() - refuse a login for a reason found outside the
+ * negotiation
+ * @l: the login
+ * @reason: SRP_LOGIN_REJ reason (%SRPT_LOGIN_REJ_*)
+ * @why: the reason in words, for the log
+ */
+void srpt_login_refuse(struct srpt_login *l, u32 reason, const char *why)
+{
+	l->d.reject_reason = reason;
+	l->d.why = why;
+	srpt_login_reject(l);
 }
 
 /**
@@ -185,16 +199,12 @@ static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
 	ret = srpt_ch_register(ch, !l->d.multichannel, &multichan);
 	if (ret) {
 		srpt_ch_free(ch);
-		if (ret == -EDQUOT) {
-			l->d.reject_reason =
-				SRPT_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
-			l->d.why = "channel limit of the portal group reached";
-		} else {
-			l->d.reject_reason =
-				SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-			l->d.why = "portal group disabled or session closed during login";
-		}
-		srpt_login_reject(l);
+		if (ret == -EDQUOT)
+			srpt_login_refuse(l, SRPT_LOGIN_REJ_CHANNEL_LIMIT_REACHED,
+					  "channel limit of the portal group reached");
+		else
+			srpt_login_refuse(l, SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
+					  "portal group disabled or session closed during login");
 		return NULL;
 	}
 	l->rsp_len = srpt_build_login_rsp(l->rsp, sizeof(l->rsp), l->req.tag,
@@ -214,12 +224,11 @@ static struct srpt_channel *srpt_login_setup(struct srpt_login *l,
 free_ch:
 	srpt_ch_free(ch);
 reject:
-	l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	l->d.why = ret == -ENOMEM ? "out of memory" :
-		   "creating the channel failed";
 	pr_warn("login from %s: channel setup failed (%d)\n", l->ini.desc,
 		ret);
-	srpt_login_reject(l);
+	srpt_login_refuse(l, SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES,
+			  ret == -ENOMEM ? "out of memory" :
+			  "creating the channel failed");
 	return NULL;
 }
 
@@ -237,9 +246,8 @@ struct srpt_channel *srpt_login_run(struct srpt_login *l)
 	if (srpt_login_parse(l->pdata, l->pdata_len,
 			     l->rdma_cm ? SRPT_LOGIN_RDMA_CM : SRPT_LOGIN_IB_CM,
 			     &l->req)) {
-		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		l->d.why = "malformed login request";
-		srpt_login_reject(l);
+		srpt_login_refuse(l, SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
+				  "malformed login request");
 		return NULL;
 	}
 	memcpy(l->ini.port_id, l->req.initiator_port_id, 16);

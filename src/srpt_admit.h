@@ -60,7 +60,7 @@ struct srpt_login {
 };
 
 ssize_t srpt_show_logins(char *page);
-void srpt_login_reject(struct srpt_login *l);
+void srpt_login_refuse(struct srpt_login *l, u32 reason, const char *why);
 struct srpt_channel *srpt_login_run(struct srpt_login *l);
 
 #endif /* SRPT_ADMIT_H */

@@ -133,9 +133,8 @@ static int srpt_login_start(struct srpt_login *l, struct ib_device *ib_dev,
 {
 	l->sport = srpt_port_get_login(ib_dev, port_num);
 	if (!l->sport) {
-		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-		l->d.why = "RDMA device not in use";
-		srpt_login_reject(l);
+		srpt_login_refuse(l, SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES,
+				  "RDMA device not in use");
 		return -ECONNREFUSED;
 	}
 	INIT_WORK(&l->work, srpt_login_work);
@@ -260,6 +259,7 @@ static void srpt_ib_cm_reply(struct srpt_login *l, struct srpt_channel *ch)
 {
 	struct ib_cm_id *cm_id = l->ib_id;
 	struct ib_cm_rep_param rep = { };
+	const char *what = "the initiator gave up";
 	int ret = -ECONNABORTED;
 
 	if (!ch) {
@@ -279,13 +279,13 @@ static void srpt_ib_cm_reply(struct srpt_login *l, struct srpt_channel *ch)
 		rep.flow_control = 1;
 		rep.rnr_retry_count = 7;
 		rep.failover_accepted = 0;
+		what = "sending the REP failed";
 		ret = srpt_ib_cm_rq_psn(ch, &rep.starting_psn);
 		if (!ret)
 			ret = ib_send_cm_rep(cm_id, &rep);
 	}
 	if (ret) {
-		pr_warn("login from %s: sending the REP failed (%d)\n",
-			l->ini.desc, ret);
+		pr_warn("login from %s: %s (%d)\n", l->ini.desc, what, ret);
 		srpt_ch_close(ch, "REP failed");
 	}
 	srpt_ch_replied(ch);
@@ -311,17 +311,14 @@ static void srpt_login_work(struct work_struct *work)
 	if (delay)
 		wait_event_timeout(sdev->login_wait, READ_ONCE(sdev->removing),
 				   msecs_to_jiffies(delay));
-	if (READ_ONCE(sdev->removing)) {
-		l->d.reject_reason = SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-		l->d.why = "RDMA device being removed";
-		srpt_login_reject(l);
-	} else if (READ_ONCE(l->aborted)) {
-		l->d.reject_reason = SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-		l->d.why = "the initiator gave up before the reply";
-		srpt_login_reject(l);
-	} else {
+	if (READ_ONCE(sdev->removing))
+		srpt_login_refuse(l, SRPT_LOGIN_REJ_INSUFFICIENT_RESOURCES,
+				  "RDMA device being removed");
+	else if (READ_ONCE(l->aborted))
+		srpt_login_refuse(l, SRPT_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
+				  "the initiator gave up before the reply");
+	else
 		ch = srpt_login_run(l);
-	}
 	if (l->rdma_cm)
 		srpt_rdma_cm_reply(l, ch);
 	else

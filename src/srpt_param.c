@@ -363,19 +363,15 @@ static int srpt_logins_busy_peak;
 
 /**
  * srpt_logins_busy_inc() - a login starts its set-up; note the peak
+ *
+ * The peak is racy on purpose, as srpt_data_peak()'s: an observation.
  */
 void srpt_logins_busy_inc(void)
 {
 	int n = atomic_inc_return(&srpt_logins_busy);
-	int peak = READ_ONCE(srpt_logins_busy_peak);
 
-	while (n > peak) {
-		int was = cmpxchg(&srpt_logins_busy_peak, peak, n);
-
-		if (was == peak)
-			break;
-		peak = was;
-	}
+	if (n > READ_ONCE(srpt_logins_busy_peak))
+		WRITE_ONCE(srpt_logins_busy_peak, n);
 }
 
 /**
