@@ -503,8 +503,7 @@ case_link_delete_channels() {
 rejects() {
 	local l
 	read -r l <"$CFS_SRPT/discovery_auth/logins" || return 1
-	l=${l##*"$1="}
-	echo "${l%% *}"
+	field_of "$l" "$1"
 }
 
 # case_channel_limits: a portal group's max_initiator_channels lets ib_srp
@@ -960,11 +959,11 @@ case_relogin_limit() {
 
 # login_count NAME: in_progress (logins being set up now) or peak (the
 # most at once since the module was loaded) of debugfs ib_srpt/logins.
+DEBUGFS_LOGINS=/sys/kernel/debug/ib_srpt/logins
 login_count() {
 	local l
-	read -r l </sys/kernel/debug/ib_srpt/logins || return 1
-	l=${l##*"$1="}
-	echo "${l%% *}"
+	read -r l <"$DEBUGFS_LOGINS" || return 1
+	field_of "$l" "$1"
 }
 logins_setting_up() { [[ $(login_count in_progress) == "$1" ]]; }
 
@@ -1021,8 +1020,8 @@ case_parallel_logins() {
 		--cases login.valid >"$RESULTS/parallel-2.txt" 2>&1 &
 	p2=$!
 	poll_until 60 logins_setting_up 2 ||
-		fail "two logins were never in set-up at once (logins: $(</sys/kernel/debug/ib_srpt/logins))"
-	log "logins: $(</sys/kernel/debug/ib_srpt/logins)"
+		fail "two logins were never in set-up at once (logins: $(<"$DEBUGFS_LOGINS"))"
+	log "logins: $(<"$DEBUGFS_LOGINS")"
 	wait "$p1"
 	rc1=$?
 	wait "$p2"
@@ -1057,10 +1056,10 @@ case_parallel_logins() {
 		--cases login.valid >"$RESULTS/parallel-5.txt" 2>&1 &
 	p4=$!
 	poll_until 60 logins_setting_up 2 ||
-		fail "logins to two devices were never in set-up at once (logins: $(</sys/kernel/debug/ib_srpt/logins))"
+		fail "logins to two devices were never in set-up at once (logins: $(<"$DEBUGFS_LOGINS"))"
 	check rxe_del
 	logins_setting_up 1 ||
-		fail "removing $RXE_DEV: not exactly the login on $OTHER_RDMA_DEV left in set-up (logins: $(</sys/kernel/debug/ib_srpt/logins))"
+		fail "removing $RXE_DEV: not exactly the login on $OTHER_RDMA_DEV left in set-up (logins: $(<"$DEBUGFS_LOGINS"))"
 	check poll_until 60 channels_are 0
 	check poll_until 30 exited "$p4"
 	wait "$p4" && fail "a login to the removed $RXE_DEV got in"

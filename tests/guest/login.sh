@@ -177,7 +177,8 @@ srp_lun_disk() { srp_disk_glob "*:*:*:$1"; }
 # channels: the target's channel list for the portal group.
 channels() { cat "$(tgt_dir)/channels"; }
 
-# field_of LINE NAME: the value of NAME=<value> in a channel line.
+# field_of LINE NAME: the value of NAME=<value> in a line of such fields (a
+# channel line, discovery_auth/logins, the debugfs counters).
 field_of() {
 	[[ " $1 " =~ \ $2=([^ ]+)\  ]] || return 1
 	echo "${BASH_REMATCH[1]}"

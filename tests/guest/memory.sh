@@ -40,15 +40,9 @@ mem_avail() {
 # data_val NAME: held, peak or limit (bytes) of debugfs ib_srpt/data
 # ("held=N peak=N limit=N").
 data_val() {
-	local line f
+	local line
 	{ read -r line <"$DEBUGFS_DATA"; } 2>/dev/null || return 1
-	for f in $line; do
-		[[ $f == "$1="* ]] && {
-			echo "${f#*=}"
-			return 0
-		}
-	done
-	return 1
+	field_of "$line" "$1"
 }
 data_held_zero() { [[ $(data_val held) == 0 ]]; }
 
