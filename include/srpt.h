@@ -69,7 +69,6 @@ enum srpt_cmd_state {
  * struct srpt_send_ioctx - context of one SRP request (SCSI command or TMF)
  * @cmd:	LIO command
  * @ch:		channel the request arrived on
- * @free_entry:	entry in the channel's free list
  * @rdma_cqe:	completion of the RDMA READs of a write
  * @rdma_err_cqe: error completion of an unsignaled RDMA READ or WRITE (see
  *		srpt_rdma_err_done())
@@ -123,7 +122,6 @@ enum srpt_cmd_state {
 struct srpt_send_ioctx {
 	struct se_cmd		cmd;
 	struct srpt_channel	*ch;
-	struct list_head	free_entry;
 	struct ib_cqe		rdma_cqe;
 	struct ib_cqe		rdma_err_cqe;
 	struct ib_cqe		send_cqe;
@@ -190,7 +188,7 @@ enum srpt_ch_state {
  * @qp:		the queue pair
  * @qp_num:	its number, for messages and statistics
  * @rnr_retry:	its RNR retry count in RTS, as the device reports it
- * @lock:	protects @state, @free_list, @wait_list and @wait_busy
+ * @lock:	protects @state, @free_stack, @n_busy, @wait_list and @wait_busy
  * @state:	enum srpt_ch_state
  * @registered:	on the channel list
  * @replied:	the login path is done with the CM reply: only then does
@@ -241,8 +239,9 @@ enum srpt_ch_state {
  * @pool:	pages of finished commands' data buffers, kept for the next
  *		ones (linked through page->lru), at most @pool_max
  * @pool_n:	pages on @pool
- * @free_list:	unused command contexts
- * @wait_list:	requests received while @free_list was empty
+ * @free_stack:	unused command contexts, @n_ioctx - @n_busy of them, the
+ *		one used last on top
+ * @wait_list:	requests received while no context was free
  * @wait_busy:	srpt_process_wait_list() is handling a request it took off
  *		@wait_list: new requests queue behind it
  * @sq_wait:	responses and RDMA READs waiting for send queue space, in
@@ -320,7 +319,7 @@ struct srpt_channel {
 	spinlock_t		pool_lock;	/* see above */
 	struct list_head	pool;
 	u32			pool_n;
-	struct list_head	free_list;
+	struct srpt_send_ioctx	**free_stack;
 	struct list_head	wait_list;
 	bool			wait_busy;
 	struct list_head	sq_wait;

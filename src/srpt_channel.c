@@ -109,7 +109,6 @@ void srpt_ioctx_init(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx)
 	ioctx->rsp_wr.sg_list = &ioctx->rsp_sge;
 	ioctx->rsp_wr.num_sge = 1;
 	ioctx->state = SRPT_CMD_FREE;
-	INIT_LIST_HEAD(&ioctx->free_entry);
 	INIT_LIST_HEAD(&ioctx->sq_entry);
 }
 
@@ -155,6 +154,8 @@ static void srpt_free_ioctx_ring(struct srpt_channel *ch)
 	}
 	kvfree(ch->ioctx_ring);
 	ch->ioctx_ring = NULL;
+	kvfree(ch->free_stack);
+	ch->free_stack = NULL;
 	srpt_pool_drain(ch);
 	kvfree(ch->imm_sg_pool);
 	ch->imm_sg_pool = NULL;
@@ -185,6 +186,10 @@ static int srpt_alloc_ioctx_ring(struct srpt_channel *ch)
 				  GFP_KERNEL);
 	if (!ch->ioctx_ring)
 		return -ENOMEM;
+	ch->free_stack = kvcalloc(ch->n_ioctx, sizeof(*ch->free_stack),
+				  GFP_KERNEL);
+	if (!ch->free_stack)
+		goto nomem;
 	if (ch->imm_data) {
 		ch->imm_sg_max = DIV_ROUND_UP(ch->max_it_iu_len, PAGE_SIZE) + 1;
 		ch->imm_sg_pool = kvcalloc(ch->n_ioctx * ch->imm_sg_max,
@@ -212,7 +217,7 @@ static int srpt_alloc_ioctx_ring(struct srpt_channel *ch)
 		}
 		ioctx->rsp_sge.addr = ioctx->rsp_dma;
 		ioctx->rsp_sge.lkey = ch->sport->sdev->pd->local_dma_lkey;
-		list_add_tail(&ioctx->free_entry, &ch->free_list);
+		ch->free_stack[ch->n_ioctx - 1 - i] = ioctx;
 	}
 	return 0;
 
@@ -251,7 +256,6 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 	spin_lock_init(&ch->pool_lock);
 	INIT_LIST_HEAD(&ch->pool);
 	INIT_LIST_HEAD(&ch->list);
-	INIT_LIST_HEAD(&ch->free_list);
 	INIT_LIST_HEAD(&ch->wait_list);
 	INIT_LIST_HEAD(&ch->sq_wait);
 	init_waitqueue_head(&ch->idle_wq);

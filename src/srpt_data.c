@@ -185,8 +185,8 @@ void srpt_buf_free(struct srpt_send_ioctx *ioctx)
  * srpt_shed_locked() - bound the pages idle contexts keep
  * @ch: the channel, its lock held, a context just put back on its free list
  *
- * Contexts are taken from the head of the free list and put back there,
- * so the ones at the tail are those used least recently: their buffers go
+ * Contexts are taken from the top of the free stack and put back there,
+ * so the ones at the bottom are those used least recently: their buffers go
  * first (to the channel's pool), the one just put back last.  Buffers of a
  * single page are not counted (a channel has a bounded number of
  * contexts); beyond that, idle contexts keep at most @ch->kept_max.
@@ -194,21 +194,20 @@ void srpt_buf_free(struct srpt_send_ioctx *ioctx)
 void srpt_shed_locked(struct srpt_channel *ch)
 {
 	u32 max = READ_ONCE(ch->kept_max);
+	u32 n_free = ch->n_ioctx - ch->n_busy;
 	struct srpt_send_ioctx *ioctx;
-	unsigned int looked = 0;
+	u32 i;
 
 	lockdep_assert_held(&ch->lock);
-	list_for_each_entry_reverse(ioctx, &ch->free_list, free_entry) {
+	for (i = 0; i < n_free && i < SRPT_SHED_LOOK; i++) {
 		if (atomic_read(&ch->kept_pages) <= max)
 			return;
+		ioctx = ch->free_stack[i];
 		if (ioctx->buf_cap > 1)
 			srpt_buf_shed(ioctx);
-		if (++looked == SRPT_SHED_LOOK)
-			break;
 	}
 	/* Still over: the context just put back gives its pages too. */
-	ioctx = list_first_entry(&ch->free_list, struct srpt_send_ioctx,
-				 free_entry);
+	ioctx = ch->free_stack[n_free - 1];
 	if (atomic_read(&ch->kept_pages) > max && ioctx->buf_cap > 1)
 		srpt_buf_shed(ioctx);
 }
@@ -232,13 +231,15 @@ void srpt_data_trim(struct srpt_channel *ch, bool own)
 	struct page *page, *next;
 	unsigned long flags;
 	LIST_HEAD(drop);
+	u32 i;
 
 	spin_lock_irqsave(&ch->lock, flags);
 	if (!own && ch->state == SRPT_CH_RELEASING)
 		goto unlock;
-	list_for_each_entry_reverse(ioctx, &ch->free_list, free_entry) {
+	for (i = 0; i < ch->n_ioctx - ch->n_busy; i++) {
 		if (atomic_read(&ch->kept_pages) <= kept_max)
 			break;
+		ioctx = ch->free_stack[i];
 		if (ioctx->buf_cap > 1)
 			srpt_buf_shed(ioctx);
 	}
@@ -365,7 +366,8 @@ static int srpt_alloc_data(struct srpt_send_ioctx *ioctx, u32 len)
  * Return: true if counted; false (nothing counted) if @held would exceed
  * @max.
  */
-static bool srpt_charge_one(atomic_long_t *held, u32 len, unsigned long max)
+static __always_inline bool
+srpt_charge_one(atomic_long_t *held, u32 len, unsigned long max)
 {
 	long v = atomic_long_add_return(len, held);
 
@@ -654,8 +656,6 @@ bool __srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
 	/* LIO itself fills what it emulates (INQUIRY, REPORT LUNS). */
 	if (!srpt_cdb_reads_medium(ioctx->cdb))
 		return false;
-	if (id == READ_ONCE(ch->nullio_dev))
-		return true;
 	ret = srpt_dev_discards(dev);
 	if (ret < 0)
 		return true;
@@ -665,28 +665,6 @@ bool __srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
 	}
 	WRITE_ONCE(ch->filled_dev, id);
 	return false;
-}
-
-/**
- * srpt_zero_unfilled() - clear a READ buffer its backend did not fill
- * @ioctx: a READ whose device leaves READ buffers alone
- *	(srpt_data_unfilled())
- *
- * Nothing but such READs wrote the first @ioctx->zeroed bytes of the
- * context's pages since they were last cleared: only the rest is cleared,
- * so that a run of READs of a NULLIO device costs one clearing per
- * context, not one per command.
- */
-void srpt_zero_unfilled(struct srpt_send_ioctx *ioctx)
-{
-	u32 done = ioctx->zeroed;
-
-	if (done < ioctx->data_len) {
-		sg_zero_buffer(ioctx->data_sgl, ioctx->data_nents,
-			       ioctx->data_len - done, done);
-		done = ioctx->data_len;
-	}
-	ioctx->zeroed_next = done;
 }
 
 /**

@@ -16,6 +16,7 @@
 #include "srpt_param.h"
 #include "srpt_device.h"
 #include "srpt_tpg.h"
+#include "srpt_proto.h"
 
 /*
  * Pages the idle contexts of a channel keep in their data buffers (beyond
@@ -150,10 +151,16 @@ bool __srpt_data_unfilled(struct srpt_send_ioctx *ioctx);
 static __always_inline bool srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
 {
 	const struct se_device *dev = ioctx->cmd.se_dev;
+	u32 id;
 
-	if (!ioctx->data_sgl || !dev ||
-	    likely(dev->dev_index + 1 == READ_ONCE(ioctx->ch->filled_dev)))
+	if (!ioctx->data_sgl || !dev)
 		return false;
+	id = dev->dev_index + 1;
+	if (likely(id == READ_ONCE(ioctx->ch->filled_dev)))
+		return false;
+	/* LIO itself fills what it emulates (INQUIRY, REPORT LUNS). */
+	if (id == READ_ONCE(ioctx->ch->nullio_dev))
+		return srpt_cdb_reads_medium(ioctx->cdb);
 	return __srpt_data_unfilled(ioctx);
 }
 
@@ -166,7 +173,29 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
 			  u32 len);
 void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len);
-void srpt_zero_unfilled(struct srpt_send_ioctx *ioctx);
 void srpt_data_trim(struct srpt_channel *ch, bool own);
+
+/**
+ * srpt_zero_unfilled() - clear a READ buffer its backend did not fill
+ * @ioctx: a READ whose device leaves READ buffers alone
+ *	(srpt_data_unfilled())
+ *
+ * Nothing but such READs wrote the first @ioctx->zeroed bytes of the
+ * context's pages since they were last cleared: only the rest is cleared,
+ * so that a run of READs of a NULLIO device costs one clearing per
+ * context, not one per command.  Inline: such a device answers every READ
+ * this way.
+ */
+static __always_inline void srpt_zero_unfilled(struct srpt_send_ioctx *ioctx)
+{
+	u32 done = ioctx->zeroed;
+
+	if (unlikely(done < ioctx->data_len)) {
+		sg_zero_buffer(ioctx->data_sgl, ioctx->data_nents,
+			       ioctx->data_len - done, done);
+		done = ioctx->data_len;
+	}
+	ioctx->zeroed_next = done;
+}
 
 #endif /* SRPT_DATA_H */

@@ -190,6 +190,28 @@ static inline int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
 }
 
 /**
+ * srpt_lio_rsp() - response fields of a command LIO completed
+ * @ioctx: the command
+ * @a: receives the fields, if any
+ *
+ * Inline: every command runs the test, few need the fields.
+ *
+ * Return: NULL for status GOOD without sense data or residual (the short
+ * form, srpt_build_rsp_good()); otherwise srpt_rsp_from_cmd().
+ */
+static __always_inline struct srpt_rsp_args *
+srpt_lio_rsp(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a)
+{
+	const struct se_cmd *cmd = &ioctx->cmd;
+
+	if (likely(!cmd->scsi_status &&
+		   !(cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT |
+					  SCF_OVERFLOW_BIT))))
+		return NULL;
+	return srpt_rsp_from_cmd(ioctx, a);
+}
+
+/**
  * srpt_queue_data_in() - send the data and the status of a read
  * @se_cmd: the command
  *
@@ -203,7 +225,7 @@ static inline int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
 int srpt_queue_data_in(struct se_cmd *se_cmd)
 {
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
+	/* Filled in by srpt_lio_rsp() only where it is used. */
 	struct srpt_rsp_args a __uninitialized;
 	int ret;
 
@@ -213,7 +235,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 			  se_cmd->data_length < ioctx->data_len))
 		srpt_zero_tail(ioctx, se_cmd->data_length);
 	srpt_sync_data(ioctx, false);
-	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a),
+	ret = srpt_post_rsp(ioctx, srpt_lio_rsp(ioctx, &a),
 			    ioctx->n_rw > 0);
 	return srpt_rsp_posted(ioctx, ret);
 }
@@ -231,7 +253,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 int srpt_queue_status(struct se_cmd *se_cmd)
 {
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	/* Filled in by srpt_rsp_from_cmd() only where it is used. */
+	/* Filled in by srpt_lio_rsp() only where it is used. */
 	struct srpt_rsp_args a __uninitialized;
 	int ret;
 
@@ -243,7 +265,7 @@ int srpt_queue_status(struct se_cmd *se_cmd)
 		}
 		rcu_read_unlock();
 	}
-	ret = srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a), false);
+	ret = srpt_post_rsp(ioctx, srpt_lio_rsp(ioctx, &a), false);
 	return srpt_rsp_posted(ioctx, ret);
 }
 

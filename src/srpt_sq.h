@@ -57,11 +57,9 @@ srpt_take_ioctx_locked(struct srpt_channel *ch)
 	struct srpt_send_ioctx *ioctx;
 
 	lockdep_assert_held(&ch->lock);
-	if (ch->state != SRPT_CH_LIVE || list_empty(&ch->free_list))
+	if (ch->state != SRPT_CH_LIVE || ch->n_busy == ch->n_ioctx)
 		return NULL;
-	ioctx = list_first_entry(&ch->free_list, struct srpt_send_ioctx,
-				 free_entry);
-	list_del_init(&ioctx->free_entry);
+	ioctx = ch->free_stack[ch->n_ioctx - ch->n_busy - 1];
 	ch->n_busy++;
 	return ioctx;
 }
@@ -101,10 +99,10 @@ srpt_free_ioctx_locked(struct srpt_send_ioctx *ioctx)
 
 	lockdep_assert_held(&ch->lock);
 	ioctx->state = SRPT_CMD_FREE;
-	list_add(&ioctx->free_entry, &ch->free_list);
+	ch->n_busy--;
+	ch->free_stack[ch->n_ioctx - ch->n_busy - 1] = ioctx;
 	if (unlikely(atomic_read(&ch->kept_pages) > READ_ONCE(ch->kept_max)))
 		srpt_shed_locked(ch);
-	ch->n_busy--;
 	if (!ch->n_busy && ch->state != SRPT_CH_LIVE)
 		wake_up(&ch->idle_wq);
 }
