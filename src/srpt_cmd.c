@@ -138,8 +138,8 @@ static noinline void srpt_cmd_unmapped(struct srpt_channel *ch,
  * @r: receive buffer holding the IU
  * @ioctx: the command
  * @ci: the parsed command, @ci->ndesc > 0
- * @sgl: receives the data buffer for LIO
- * @nents: receives its entries
+ *
+ * The data buffer for LIO is then @ioctx->data_sgl (srpt_map_data()).
  *
  * Return: 0; 1 if the command was answered here (TASK SET FULL when a
  * bound the channel shares with others holds all the data it allows, BUSY
@@ -150,10 +150,9 @@ static noinline void srpt_cmd_unmapped(struct srpt_channel *ch,
  */
 static int srpt_cmd_map(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 			struct srpt_send_ioctx *ioctx,
-			const struct srpt_cmd_info *ci,
-			struct scatterlist **sgl, u32 *nents)
+			const struct srpt_cmd_info *ci)
 {
-	int ret = srpt_map_data(ch, ioctx, ci, sgl, nents);
+	int ret = srpt_map_data(ch, ioctx, ci->desc, ci->ndesc);
 
 	if (unlikely(ret == -ENOSPC)) {
 		/* Runs when other commands have given data back. */
@@ -193,8 +192,10 @@ static int srpt_cmd_map(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	 * what the buffer held before (a page the context kept, or one the
 	 * allocator did not clear) must not go out.
 	 */
-	if (*sgl && ci->dir == SRPT_DIR_IN && !srpt_cdb_reads_medium(ioctx->cdb))
-		sg_zero_buffer(*sgl, *nents, ci->data_len, 0);
+	if (ioctx->data_sgl && ci->dir == SRPT_DIR_IN &&
+	    !srpt_cdb_reads_medium(ioctx->cdb))
+		sg_zero_buffer(ioctx->data_sgl, ioctx->data_nents,
+			       ci->data_len, 0);
 	return 0;
 }
 
@@ -266,13 +267,15 @@ bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		atomic64_inc(&ch->stats.imm_cmds);
 	} else {
 		if (ci.ndesc) {
-			ret = srpt_cmd_map(ch, r, ioctx, &ci, &sgl, &nents);
+			ret = srpt_cmd_map(ch, r, ioctx, &ci);
 			if (ret == -ENOSPC) {
 				srpt_unget_ioctx(ioctx);
 				return false;
 			}
 			if (ret)
 				return true;
+			sgl = ioctx->data_sgl;
+			nents = ioctx->data_nents;
 		}
 		__srpt_repost_recv(ch, r);
 	}

@@ -462,71 +462,31 @@ static unsigned int srpt_slice(struct srpt_send_ioctx *ioctx, u32 off, u32 len,
 }
 
 /**
- * srpt_map_data() - set up the RDMA transfers described by an SRP_CMD
+ * srpt_map_slices() - srpt_map_data() for a command with several remote
+ *	buffers (or none)
  * @ch: channel
- * @ioctx: the command
- * @ci: the parsed command, with @ci->ndesc direct descriptors
- * @sgl: receives the scatterlist for LIO
- * @nents: receives its number of entries
+ * @ioctx: the command, its data buffer allocated
+ * @desc: the command's direct descriptors
+ * @ndesc: how many
+ * @dir: the DMA direction of the transfers
  *
- * The command gets one data buffer (srpt_alloc_data()), which LIO fills
- * (reads) or which the RDMA READs fill (writes); each remote buffer gets an
- * rdma_rw context over its part of it, in order: over the whole buffer when
- * there is one, over a slice of the buffer's pages (srpt_slice()) when
- * there are several.
+ * Out of line: its descriptor copy needs a stack canary, which the single
+ * buffer path of every command then does not pay.
  *
- * Return: 0, -ENOSPC when the channel holds its max_channel_data already,
- * -EBUSY when a shared bound is reached (srpt_charge_data()), or another
- * negative errno (srpt_unmap_data()
- * releases what was set up).
+ * Return: 0 or a negative errno.
  */
-int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
-		  const struct srpt_cmd_info *ci, struct scatterlist **sgl,
-		  u32 *nents)
+static noinline int srpt_map_slices(struct srpt_channel *ch,
+				    struct srpt_send_ioctx *ioctx,
+				    const struct srpt_wire_direct_buf *desc,
+				    u32 ndesc, enum dma_data_direction dir)
 {
-	enum dma_data_direction dir = ci->dir == SRPT_DIR_OUT ?
-				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
 	struct scatterlist *slice;
 	u32 i, off = 0;
 	int ret;
 
-	*sgl = NULL;
-	*nents = 0;
-	if (!ci->data_len)
-		return 0;
-	if (ci->ndesc <= SRPT_MAX_INLINE_RW) {
-		ioctx->rw = ioctx->rw_inline;
-	} else {
-		ioctx->rw = kmalloc_array(ci->ndesc, sizeof(*ioctx->rw),
-					  GFP_KERNEL);
-		if (!ioctx->rw)
-			return -ENOMEM;
-	}
-	ret = srpt_charge_data(ch, ioctx, ci->data_len);
-	if (ret)
-		return ret;
-	ret = srpt_alloc_data(ioctx, ci->data_len);
-	if (ret)
-		return ret;
-	if (likely(ci->ndesc == 1)) {
-		/* One remote buffer (the direct format): the whole buffer. */
-		struct srpt_rw *rw = ioctx->rw;
-
-		rw->sg = ioctx->data_sgl;
-		rw->nents = ioctx->data_nents;
-		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
-				       rw->sg, rw->nents, 0,
-				       srpt_get_be64(&ci->desc->va),
-				       srpt_get_be32(&ci->desc->key), dir);
-		if (ret < 0)
-			return ret;
-		ioctx->n_wr = ret;
-		ioctx->n_rw = 1;
-		goto out;
-	}
-	if (ci->ndesc > 1) {
+	if (ndesc > 1) {
 		/* Each slice has an entry per page, one more where unaligned. */
-		ioctx->rdma_sg = kmalloc_array(ioctx->data_nents + ci->ndesc,
+		ioctx->rdma_sg = kmalloc_array(ioctx->data_nents + ndesc,
 					       sizeof(*ioctx->rdma_sg),
 					       GFP_KERNEL);
 		if (!ioctx->rdma_sg)
@@ -534,11 +494,11 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 	}
 	slice = ioctx->rdma_sg;
 
-	for (i = 0; i < ci->ndesc; i++) {
+	for (i = 0; i < ndesc; i++) {
 		struct srpt_rw *rw = &ioctx->rw[ioctx->n_rw];
 		struct srpt_buf_desc bd;
 
-		srpt_buf_desc_get(&ci->desc[i], &bd);
+		srpt_buf_desc_get(&desc[i], &bd);
 		if (!bd.len)
 			continue;
 		if (slice) {
@@ -557,10 +517,69 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 		ioctx->n_rw++;
 		off += bd.len;
 	}
-out:
-	*sgl = ioctx->data_sgl;
-	*nents = ioctx->data_nents;
 	return 0;
+}
+
+/**
+ * srpt_map_data() - set up the RDMA transfers described by an SRP_CMD
+ * @ch: channel
+ * @ioctx: the command, its @dir and @data_len set
+ * @desc: the command's direct descriptors (from srpt_cmd_parse())
+ * @ndesc: how many
+ *
+ * The command gets one data buffer (srpt_alloc_data()), which LIO fills
+ * (reads) or which the RDMA READs fill (writes): @ioctx->data_sgl and
+ * @ioctx->data_nents, NULL and 0 for a command without data.  Each remote
+ * buffer gets an rdma_rw context over its part of it, in order: over the
+ * whole buffer when there is one, over a slice of the buffer's pages
+ * (srpt_slice()) when there are several.  Nothing but the context holds
+ * the results, so the caller's frame needs no stack canary.
+ *
+ * Return: 0, -ENOSPC when the channel holds its max_channel_data already,
+ * -EBUSY when a shared bound is reached (srpt_charge_data()), or another
+ * negative errno (srpt_unmap_data()
+ * releases what was set up).
+ */
+int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
+		  const struct srpt_wire_direct_buf *desc, u32 ndesc)
+{
+	enum dma_data_direction dir = ioctx->dir == SRPT_DIR_OUT ?
+				      DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	int ret;
+
+	if (!ioctx->data_len)
+		return 0;
+	if (ndesc <= SRPT_MAX_INLINE_RW) {
+		ioctx->rw = ioctx->rw_inline;
+	} else {
+		ioctx->rw = kmalloc_array(ndesc, sizeof(*ioctx->rw),
+					  GFP_KERNEL);
+		if (!ioctx->rw)
+			return -ENOMEM;
+	}
+	ret = srpt_charge_data(ch, ioctx, ioctx->data_len);
+	if (ret)
+		return ret;
+	ret = srpt_alloc_data(ioctx, ioctx->data_len);
+	if (ret)
+		return ret;
+	if (likely(ndesc == 1)) {
+		/* One remote buffer (the direct format): the whole buffer. */
+		struct srpt_rw *rw = ioctx->rw;
+
+		rw->sg = ioctx->data_sgl;
+		rw->nents = ioctx->data_nents;
+		ret = rdma_rw_ctx_init(&rw->rw, ch->qp, ch->sport->port_num,
+				       rw->sg, rw->nents, 0,
+				       srpt_get_be64(&desc->va),
+				       srpt_get_be32(&desc->key), dir);
+		if (ret < 0)
+			return ret;
+		ioctx->n_wr = ret;
+		ioctx->n_rw = 1;
+		return 0;
+	}
+	return srpt_map_slices(ch, ioctx, desc, ndesc, dir);
 }
 
 /**

@@ -168,8 +168,7 @@ void srpt_pool_drain(struct srpt_channel *ch);
 void srpt_buf_free(struct srpt_send_ioctx *ioctx);
 void srpt_shed_locked(struct srpt_channel *ch);
 int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
-		  const struct srpt_cmd_info *ci, struct scatterlist **sgl,
-		  u32 *nents);
+		  const struct srpt_wire_direct_buf *desc, u32 ndesc);
 unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
 			  u32 len);
 void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len);
