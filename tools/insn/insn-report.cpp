@@ -24,6 +24,11 @@
  * itself); user-space addresses are "[user]", kernel addresses farther
  * than 256 KiB above the closest symbol "[unknown]".
  *
+ * With --lines KO, instead: the instructions inside one module (default
+ * ib_srpt) per I/O and source line, for each window of one pass, from the
+ * blocks of the window and objdump -d -l of the module object KO (built
+ * with debug information, the build that ran: see annotate()).
+ *
  * Exit status: 0, or 1 if a file is missing or inconsistent (the plugin
  * wrote a different number of windows than the guest recorded, a window's
  * blocks do not add up to its header), 2 for usage errors.
@@ -181,17 +186,27 @@ public:
 				 [](const Sym &x, const Sym &y) { return x.addr < y.addr; });
 	}
 
+	// The kernel function a guest virtual address is in, or nullptr.
+	const Sym *find(uint64_t va) const
+	{
+		if (va < KERNEL_START)
+			return nullptr;
+		auto it = std::upper_bound(syms.begin(), syms.end(), va,
+					   [](uint64_t v, const Sym &s) { return v < s.addr; });
+		if (it == syms.begin() || va - std::prev(it)->addr > MAX_FUNCTION)
+			return nullptr;
+		return &*std::prev(it);
+	}
+
 	// (module, function) of a guest virtual address.
 	std::pair<std::string, std::string> lookup(uint64_t va) const
 	{
 		if (va < KERNEL_START)
 			return {USER, USER};
-		auto it = std::upper_bound(syms.begin(), syms.end(), va,
-					   [](uint64_t v, const Sym &s) { return v < s.addr; });
-		if (it == syms.begin() || va - std::prev(it)->addr > MAX_FUNCTION)
+		const Sym *s = find(va);
+		if (!s)
 			return {"[kernel]", "[unknown]"};
-		--it;
-		return {it->mod, it->name};
+		return {s->mod, s->name};
 	}
 
 private:
@@ -715,28 +730,229 @@ int Report::run()
 	return 0;
 }
 
+// ----------------------------------------------------------------- lines --
+
+// One instruction of a module's disassembly: its offset in its function
+// and the source line it was compiled from ("file.c:123").
+struct Insn {
+	uint64_t off;
+	std::string line;
+};
+
+// The instructions of every function of a module object (a .ko built
+// with debug information), from objdump -d -l.  Offsets are relative to
+// each function's start, as the kallsyms address of the function is the
+// start in the guest.
+std::map<std::string, std::vector<Insn>> disassemble(const std::string &ko)
+{
+	std::map<std::string, std::vector<Insn>> fns;
+	std::string cmd = "objdump -d -l --no-show-raw-insn '" + ko + "' 2>/dev/null";
+	std::unique_ptr<FILE, int (*)(FILE *)> p(popen(cmd.c_str(), "r"), pclose);
+	std::vector<Insn> *cur = nullptr;
+	uint64_t base = 0;
+	std::string src = "?";
+	char buf[4096];
+
+	if (!p)
+		die("cannot run objdump");
+	while (std::fgets(buf, sizeof(buf), p.get())) {
+		std::string l(buf);
+		while (!l.empty() && (l.back() == '\n' || l.back() == '\r'))
+			l.pop_back();
+		if (l.empty())
+			continue;
+		char *end;
+		if (l[0] != ' ' && l.find(" <") != std::string::npos && l.back() == ':') {
+			// "0000000000001230 <srpt_recv_done>:"
+			uint64_t a = std::strtoull(l.c_str(), &end, 16);
+			size_t lt = l.find('<'), gt = l.rfind('>');
+			if (end != l.c_str() && lt != std::string::npos && gt > lt) {
+				cur = &fns[l.substr(lt + 1, gt - lt - 1)];
+				base = a;
+				src = "?";
+			}
+			continue;
+		}
+		if (l[0] == ' ' && cur) {
+			// "    1234:\tmov ..."
+			uint64_t a = std::strtoull(l.c_str(), &end, 16);
+			if (*end == ':')
+				cur->push_back({a - base, src});
+			continue;
+		}
+		// "/path/to/file.c:123" or "... (discriminator 2)": the source line
+		// of the instructions that follow.
+		size_t sp = l.find(' ');
+		std::string loc = l.substr(0, sp);
+		size_t colon = loc.rfind(':');
+		if (colon != std::string::npos && colon + 1 < loc.size() &&
+		    loc.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+			size_t slash = loc.rfind('/', colon);
+			src = loc.substr(slash == std::string::npos ? 0 : slash + 1);
+		}
+	}
+	if (fns.empty())
+		die("objdump found no functions in " + ko);
+	return fns;
+}
+
+// insn-report --lines KO DIR: where the instructions inside one module go,
+// per source line, for every window of one pass (by default our module's
+// first pass).  Each block of the window that lies in the module is
+// matched to its function's disassembly, and each of its instructions is
+// counted at the source line objdump gives for it.  Inlined code counts
+// at its own line (a header's), in the function it was inlined into.
+int annotate(const std::string &dir, const std::string &ko, const std::string &module,
+	     std::string pass, size_t top)
+{
+	auto fns = disassemble(ko);
+	std::istringstream in(read_text(dir + "/insn.jsonl"));
+	std::string line, symfile;
+	std::vector<Json> windows;
+
+	for (int n = 1; std::getline(in, line); n++) {
+		if (line.find_first_not_of(" \t\r") == std::string::npos)
+			continue;
+		Json r = parse(line, dir + "/insn.jsonl line " + std::to_string(n));
+		if (str(r, "kind") == "syms" && pass.empty() && str(r, "driver") == "ours")
+			pass = str(r, "pass");
+		if (str(r, "kind") == "syms" && str(r, "pass") == pass)
+			symfile = dir + "/" + str(r, "file");
+		if (str(r, "kind") == "window")
+			windows.push_back(r);
+	}
+	if (symfile.empty())
+		die("no symbols for pass '" + pass + "' in " + dir + "/insn.jsonl");
+	Symbols syms(symfile);
+	size_t shown = 0;
+
+	for (const Json &w : windows) {
+		if (str(w, "pass") != pass)
+			continue;
+		char name[32];
+		std::snprintf(name, sizeof(name), "win-%04d.tbs", static_cast<int>(num(w, "seq")));
+		std::ifstream f(dir + "/windows/" + name);
+		double ios = num(w, "ios");
+		std::map<std::pair<std::string, std::string>, double> at;	// (function, line)
+		std::map<std::string, double> per_fn;
+		double total = 0, unmatched = 0;
+
+		if (!f)
+			die("cannot read " + dir + "/windows/" + name);
+		if (ios <= 0)
+			die(std::string(name) + ": no I/O count");
+		while (std::getline(f, line)) {
+			if (line.empty() || line[0] == '#')
+				continue;
+			char *end;
+			uint64_t va = std::strtoull(line.c_str(), &end, 16);
+			uint64_t n = std::strtoull(end, &end, 10);
+			uint64_t execs = std::strtoull(end, &end, 10);
+			const Sym *s = syms.find(va);
+			if (!s || s->mod != module)
+				continue;
+			double e = static_cast<double>(execs) / ios;
+			total += static_cast<double>(n) * e;
+			per_fn[s->name] += static_cast<double>(n) * e;
+			auto fi = fns.find(s->name);
+			if (fi == fns.end()) {
+				unmatched += static_cast<double>(n) * e;
+				continue;
+			}
+			const auto &v = fi->second;
+			auto it = std::lower_bound(v.begin(), v.end(), va - s->addr,
+						   [](const Insn &i, uint64_t o) { return i.off < o; });
+			if (it == v.end() || it->off != va - s->addr) {
+				unmatched += static_cast<double>(n) * e;
+				continue;
+			}
+			for (uint64_t k = 0; k < n; k++, ++it) {
+				if (it == v.end()) {
+					unmatched += static_cast<double>(n - k) * e;
+					break;
+				}
+				at[{s->name, it->line}] += e;
+			}
+		}
+		std::vector<std::pair<double, std::string>> rows;
+		for (const auto &kv : at)
+			rows.push_back({kv.second, kv.first.first + "  " + kv.first.second});
+		std::stable_sort(rows.begin(), rows.end(),
+				 [](const auto &a, const auto &b) { return a.first > b.first; });
+		std::printf("== %s %s, %.0f I/Os: %.1f instructions per I/O inside %s",
+			    pass.c_str(), str(w, "job").c_str(), ios, total, module.c_str());
+		if (unmatched > 0)
+			std::printf(" (%.1f in blocks that start inside an instruction of %s:"
+				    " code the kernel patched as it loaded the module, or"
+				    " another build)",
+				    unmatched, ko.c_str());
+		std::printf("\n   per function:");
+		std::vector<std::pair<double, std::string>> fr;
+		for (const auto &kv : per_fn)
+			fr.push_back({kv.second, kv.first});
+		std::stable_sort(fr.begin(), fr.end(),
+				 [](const auto &a, const auto &b) { return a.first > b.first; });
+		for (const auto &r : fr)
+			std::printf(" %s %.1f", r.second.c_str(), r.first);
+		std::printf("\n");
+		for (size_t i = 0; i < rows.size() && i < top; i++)
+			std::printf("%9.1f  %s\n", rows[i].first, rows[i].second.c_str());
+		shown++;
+	}
+	if (!shown)
+		die("no window of pass '" + pass + "' in " + dir + "/insn.jsonl");
+	return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	static const char usage[] =
-		"usage: insn-report DIR   (the tables of a scripts/bench --insn run)\n";
+		"usage: insn-report DIR   (the tables of a scripts/bench --insn run)\n"
+		"       insn-report --lines KO [--module NAME] [--pass PASS] [--top N] DIR\n"
+		"                         (instructions per I/O per source line inside the\n"
+		"                         module KO, built with debug information, for each\n"
+		"                         window of PASS: default the first pass of ours)\n";
 	static const struct option opts[] = {
 		{"help", no_argument, nullptr, 'h'},
+		{"lines", required_argument, nullptr, 'l'},
+		{"module", required_argument, nullptr, 'm'},
+		{"pass", required_argument, nullptr, 'p'},
+		{"top", required_argument, nullptr, 't'},
 		{nullptr, 0, nullptr, 0},
 	};
+	std::string ko, module = "ib_srpt", pass;
+	size_t top = 40;
 	int c;
 
 	// "+": options only before DIR, as "insn-report DIR -h" never was help.
 	while ((c = getopt_long(argc, argv, "+h", opts, nullptr)) != -1) {
-		std::fputs(usage, c == 'h' ? stdout : stderr);
-		return c == 'h' ? 0 : 2;
+		switch (c) {
+		case 'l':
+			ko = optarg;
+			break;
+		case 'm':
+			module = optarg;
+			break;
+		case 'p':
+			pass = optarg;
+			break;
+		case 't':
+			top = std::strtoul(optarg, nullptr, 10);
+			break;
+		default:
+			std::fputs(usage, c == 'h' ? stdout : stderr);
+			return c == 'h' ? 0 : 2;
+		}
 	}
 	if (optind != argc - 1) {
 		std::fputs(usage, stderr);
 		return 2;
 	}
 	try {
+		if (!ko.empty())
+			return annotate(argv[optind], ko, module, pass, top);
 		return Report(argv[optind]).run();
 	} catch (const std::exception &e) {
 		die(e.what());

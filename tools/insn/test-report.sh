@@ -136,5 +136,68 @@ sed -i '1s/ insns$/1 insns/' "$T/bad/windows/win-0002.tbs"
 run "window sum" 1 "$T/bad"
 expect "$T/err" '^insn-report: .*/win-0002.tbs: the blocks add up to [0-9]+ instructions, the header says [0-9]+$'
 
+# --lines: a module object with debug information (two functions of a C
+# file), a pass's symbols placing them in ib_srpt, one window of 1000 I/Os
+# that runs all of work() once per I/O, other() twice and a block that
+# starts inside an instruction (code patched at load time) once.
+L=$T/lines
+mkdir -p "$L/insn" "$L/windows"
+printf '%s\n' 'int work(int *p, int n)' '{' '	int s = 0;' '' \
+	'	for (int i = 0; i < n; i++)' '		s += p[i] * 3;' '	return s;' '}' '' \
+	'long other(long a, long b)' '{' '	return a * b + 7;' '}' >"$L/lines.c"
+if ! gcc -O2 -g -c -o "$L/lines.o" "$L/lines.c"; then
+	fail "--lines: cannot compile the test object"
+else
+	# insns FUNCTION: the offsets of FUNCTION's instructions, one a line.
+	insns() {
+		local a base="" on=0 line
+		while IFS= read -r line; do
+			if [[ $line =~ ^([0-9a-f]+)\ \<$1\>:$ ]]; then
+				on=1 base=$((16#${BASH_REMATCH[1]}))
+			elif ((on)) && [[ -z $line ]]; then
+				break
+			elif ((on)) && [[ $line =~ ^\ +([0-9a-f]+): ]]; then
+				a=$((16#${BASH_REMATCH[1]}))
+				echo $((a - base))
+			fi
+		done < <(objdump -d --no-show-raw-insn "$L/lines.o")
+	}
+	nw=$(insns work | wc -l) no=$(insns other | wc -l)
+	# The second instruction's offset: above 1 when the first instruction
+	# is longer than a byte, and then offset 1 starts no instruction.
+	mid=$(insns work | sed -n 2p)
+	{
+		echo "ffffffff81000000 T _stext"
+		printf 'ffffffffc0102000 t work\t[ib_srpt]\n'
+		printf 'ffffffffc0102800 t other\t[ib_srpt]\n'
+		printf 'ffffffffc0110000 t rxe_requester\t[rdma_rxe]\n'
+	} >"$L/insn/ours-1.kallsyms"
+	{
+		echo '{"kind":"meta","kver":"6.1.0-test"}'
+		echo '{"kind":"syms","pass":"ours-1","driver":"ours","file":"insn/ours-1.kallsyms"}'
+		echo '{"kind":"window","seq":1,"pass":"ours-1","driver":"ours","job":"randread-4k","ios":1000}'
+	} >"$L/insn.jsonl"
+	{
+		echo "# insncount window 1: 4 tbs"
+		echo "ffffffffc0102000 $nw 1000"
+		echo "ffffffffc0102800 $no 2000"
+		echo "ffffffffc0110000 50 1000"
+		((mid > 1)) && echo "ffffffffc0102001 1 1000"
+	} >"$L/windows/win-0001.tbs"
+	extra=$((mid > 1 ? 1 : 0))
+	run "--lines" 0 --lines "$L/lines.o" --top 100 "$L"
+	expect "$T/out" "^== ours-1 randread-4k, 1000 I/Os: $((nw + 2 * no + extra))\\.0 instructions per I/O inside ib_srpt"
+	((extra)) && expect "$T/out" "\\(1\\.0 in blocks that start inside an instruction of "
+	expect "$T/out" "per function: work $((nw + extra))\\.0 other $((2 * no))\\.0\$"
+	expect "$T/out" "^ +[0-9.]+  work  lines\\.c:6\$"
+	expect "$T/out" "^ +[0-9.]+  other  lines\\.c:1[23]\$"
+	sum=$(awk '/  (work|other)  lines\.c:/ { s += $1 } END { print s }' "$T/out")
+	[[ $sum == $((nw + 2 * no)) ]] || fail "--lines: the lines add up to $sum, not $((nw + 2 * no))"
+	run "--lines, no such pass" 1 --lines "$L/lines.o" --pass nope "$L"
+	expect "$T/err" "^insn-report: no symbols for pass 'nope'"
+	run "--lines, not an object" 1 --lines "$L/lines.c" "$L"
+	expect "$T/err" "^insn-report: objdump found no functions in "
+fi
+
 [[ $FAIL == 0 ]] && echo "test-report: all checks passed"
 exit $FAIL
