@@ -202,11 +202,7 @@ static inline int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
 static __always_inline struct srpt_rsp_args *
 srpt_lio_rsp(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a)
 {
-	const struct se_cmd *cmd = &ioctx->cmd;
-
-	if (likely(!cmd->scsi_status &&
-		   !(cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT |
-					  SCF_OVERFLOW_BIT))))
+	if (likely(srpt_rsp_plain(&ioctx->cmd)))
 		return NULL;
 	return srpt_rsp_from_cmd(ioctx, a);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ib_srpt: receive buffers, their posting and reposting (srpt_ring.c).
- * Reposting a buffer frees a credit; it is inline, as every request
- * reposts its buffer.
+ * Reposting a buffer frees a credit, which the next response takes
+ * (srpt_take_credits()); both are inline, as every request reposts its
+ * buffer and gets a response.
  */
 #ifndef SRPT_RING_H
 #define SRPT_RING_H
@@ -140,6 +141,33 @@ static __always_inline void __srpt_repost_recv(struct srpt_channel *ch,
 		srpt_repost_failed(ch, ret);
 	else if (credit)
 		atomic_inc(&ch->req_lim_delta);
+}
+
+/**
+ * srpt_take_credits() - credits to return in the next response
+ * @ch: channel
+ *
+ * Return: the receive buffers reposted since the last response.
+ */
+static inline s32 srpt_take_credits(struct srpt_channel *ch)
+{
+	s32 delta = atomic_xchg(&ch->req_lim_delta, 0);
+
+	/* Before the response goes out: the initiator may use them at once. */
+	if (delta)
+		atomic_add(delta, &ch->req_lim);
+	return delta;
+}
+
+/**
+ * srpt_undo_credits() - a response carrying credits could not be posted
+ * @ch: channel
+ * @delta: the credits it carried
+ */
+static inline void srpt_undo_credits(struct srpt_channel *ch, s32 delta)
+{
+	atomic_add(delta, &ch->req_lim_delta);
+	atomic_sub(delta, &ch->req_lim);
 }
 
 void srpt_repost_recv(struct srpt_channel *ch, struct srpt_recv_ioctx *r);

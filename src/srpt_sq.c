@@ -167,9 +167,7 @@ struct srpt_rsp_args *srpt_rsp_from_cmd(struct srpt_send_ioctx *ioctx,
 {
 	struct se_cmd *cmd = &ioctx->cmd;
 
-	if (likely(!cmd->scsi_status &&
-		   !(cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT |
-					  SCF_OVERFLOW_BIT))))
+	if (likely(srpt_rsp_plain(cmd)))
 		return NULL;
 	memset(a, 0, sizeof(*a));
 	a->tag = ioctx->tag;

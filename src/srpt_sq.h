@@ -86,6 +86,19 @@ static inline void srpt_ioctx_reset(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_rsp_plain() - does a finished command get the short GOOD response?
+ * @cmd: the command
+ *
+ * Return: true for status GOOD without sense data or residual
+ * (srpt_build_rsp_good()).
+ */
+static inline bool srpt_rsp_plain(const struct se_cmd *cmd)
+{
+	return !cmd->scsi_status &&
+	       !(cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT));
+}
+
+/**
  * srpt_free_ioctx_locked() - a context back on the free list
  * @ioctx: the context, busy until now
  *
@@ -212,33 +225,6 @@ static __always_inline int srpt_post_send(struct srpt_channel *ch,
 	if (unlikely(ret))
 		srpt_post_send_failed(ch, what, ret);
 	return ret;
-}
-
-/**
- * srpt_take_credits() - credits to return in the next response
- * @ch: channel
- *
- * Return: the receive buffers reposted since the last response.
- */
-static inline s32 srpt_take_credits(struct srpt_channel *ch)
-{
-	s32 delta = atomic_xchg(&ch->req_lim_delta, 0);
-
-	/* Before the response goes out: the initiator may use them at once. */
-	if (delta)
-		atomic_add(delta, &ch->req_lim);
-	return delta;
-}
-
-/**
- * srpt_undo_credits() - a response carrying credits could not be posted
- * @ch: channel
- * @delta: the credits it carried
- */
-static inline void srpt_undo_credits(struct srpt_channel *ch, s32 delta)
-{
-	atomic_add(delta, &ch->req_lim_delta);
-	atomic_sub(delta, &ch->req_lim);
 }
 
 /**
