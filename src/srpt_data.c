@@ -660,10 +660,11 @@ static int srpt_dev_discards(struct se_device *dev)
 
 /**
  * __srpt_data_unfilled() - srpt_data_unfilled() for a device not cached
- * @ioctx: the command, with a data-in buffer and a device
+ * @ioctx: a READ (srpt_cdb_reads_medium()) with a data-in buffer and a
+ *	device
  *
- * Return: true if the command is a READ and its device leaves READ
- * buffers alone (or that could not be found out now).
+ * Return: true if its device leaves READ buffers alone (or that could not
+ * be found out now).
  */
 bool __srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
 {
@@ -672,9 +673,6 @@ bool __srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
 	u32 id = dev->dev_index + 1;
 	int ret;
 
-	/* LIO itself fills what it emulates (INQUIRY, REPORT LUNS). */
-	if (!srpt_cdb_reads_medium(ioctx->cdb))
-		return false;
 	ret = srpt_dev_discards(dev);
 	if (ret < 0)
 		return true;

@@ -159,8 +159,10 @@ static __always_inline bool srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
 	if (likely(id == READ_ONCE(ioctx->ch->filled_dev)))
 		return false;
 	/* LIO itself fills what it emulates (INQUIRY, REPORT LUNS). */
+	if (!srpt_cdb_reads_medium(ioctx->cdb))
+		return false;
 	if (id == READ_ONCE(ioctx->ch->nullio_dev))
-		return srpt_cdb_reads_medium(ioctx->cdb);
+		return true;
 	return __srpt_data_unfilled(ioctx);
 }
 
