@@ -220,12 +220,23 @@ struct Window {
 	std::map<std::string, uint64_t> mods, funcs;	// funcs: "module:function"
 };
 
-Window read_window(const std::string &path, const Symbols &syms)
+// The file of window SEQ of the run in DIR.
+std::string window_file(const std::string &dir, double seq)
+{
+	char name[32];
+
+	std::snprintf(name, sizeof(name), "win-%04d.tbs", static_cast<int>(seq));
+	return dir + "/windows/" + name;
+}
+
+// Calls block(va, insns in the block, executions) for every block of the
+// window file PATH, and checks that they add up to its header's count.
+template <typename F> void for_each_block(const std::string &path, F block)
 {
 	std::ifstream f(path);
 	std::string line;
-	Window w;
 	long long header = -1;
+	uint64_t total = 0;
 
 	if (!f)
 		die("cannot read " + path);
@@ -248,15 +259,25 @@ Window read_window(const std::string &path, const Symbols &syms)
 		uint64_t va = std::strtoull(s, &end, 16);
 		uint64_t n = std::strtoull(end, &end, 10);
 		uint64_t execs = std::strtoull(end, &end, 10);
+		total += n * execs;
+		block(va, n, execs);
+	}
+	if (header >= 0 && static_cast<uint64_t>(header) != total)
+		die(path + ": the blocks add up to " + std::to_string(total) +
+		    " instructions, the header says " + std::to_string(header));
+}
+
+Window read_window(const std::string &path, const Symbols &syms)
+{
+	Window w;
+
+	for_each_block(path, [&](uint64_t va, uint64_t n, uint64_t execs) {
 		uint64_t insns = n * execs;
 		auto mf = syms.lookup(va);
 		w.mods[mf.first] += insns;
 		w.funcs[mf.first + ":" + mf.second] += insns;
 		w.insns += insns;
-	}
-	if (header >= 0 && static_cast<uint64_t>(header) != w.insns)
-		die(path + ": the blocks add up to " + std::to_string(w.insns) +
-		    " instructions, the header says " + std::to_string(header));
+	});
 	return w;
 }
 
@@ -432,16 +453,15 @@ void Report::load()
 
 	for (const Json *w : windows) {
 		std::string pass = str(*w, "pass"), job = str(*w, "job");
-		char name[32];
-		std::snprintf(name, sizeof(name), "win-%04d.tbs", static_cast<int>(num(*w, "seq")));
+		std::string file = window_file(dir, num(*w, "seq"));
 		if (!syms.count(pass))
 			die("no symbols for pass " + pass);
-		Window win = read_window(dir + "/windows/" + name, *syms[pass]);
+		Window win = read_window(file, *syms[pass]);
 		Measured m;
 		m.driver = str(*w, "driver");
 		m.ios = static_cast<uint64_t>(num(*w, "ios"));
 		if (!m.ios)
-			die(std::string(name) + ": no I/O count");
+			die(file.substr(file.rfind('/') + 1) + ": no I/O count");
 		double n = static_cast<double>(m.ios);
 		m.insns = win.insns;
 		m.total = static_cast<double>(win.insns) / n;
@@ -829,42 +849,32 @@ int annotate(const std::string &dir, const std::string &ko, const std::string &m
 	for (const Json &w : windows) {
 		if (str(w, "pass") != pass)
 			continue;
-		char name[32];
-		std::snprintf(name, sizeof(name), "win-%04d.tbs", static_cast<int>(num(w, "seq")));
-		std::ifstream f(dir + "/windows/" + name);
+		std::string file = window_file(dir, num(w, "seq"));
 		double ios = num(w, "ios");
 		std::map<std::pair<std::string, std::string>, double> at;	// (function, line)
 		std::map<std::string, double> per_fn;
 		double total = 0, unmatched = 0;
 
-		if (!f)
-			die("cannot read " + dir + "/windows/" + name);
 		if (ios <= 0)
-			die(std::string(name) + ": no I/O count");
-		while (std::getline(f, line)) {
-			if (line.empty() || line[0] == '#')
-				continue;
-			char *end;
-			uint64_t va = std::strtoull(line.c_str(), &end, 16);
-			uint64_t n = std::strtoull(end, &end, 10);
-			uint64_t execs = std::strtoull(end, &end, 10);
+			die(file.substr(file.rfind('/') + 1) + ": no I/O count");
+		for_each_block(file, [&](uint64_t va, uint64_t n, uint64_t execs) {
 			const Sym *s = syms.find(va);
 			if (!s || s->mod != module)
-				continue;
+				return;
 			double e = static_cast<double>(execs) / ios;
 			total += static_cast<double>(n) * e;
 			per_fn[s->name] += static_cast<double>(n) * e;
 			auto fi = fns.find(s->name);
 			if (fi == fns.end()) {
 				unmatched += static_cast<double>(n) * e;
-				continue;
+				return;
 			}
 			const auto &v = fi->second;
 			auto it = std::lower_bound(v.begin(), v.end(), va - s->addr,
 						   [](const Insn &i, uint64_t o) { return i.off < o; });
 			if (it == v.end() || it->off != va - s->addr) {
 				unmatched += static_cast<double>(n) * e;
-				continue;
+				return;
 			}
 			for (uint64_t k = 0; k < n; k++, ++it) {
 				if (it == v.end()) {
@@ -873,12 +883,16 @@ int annotate(const std::string &dir, const std::string &ko, const std::string &m
 				}
 				at[{s->name, it->line}] += e;
 			}
-		}
+		});
+		// The largest count first, ties in name order.
+		auto largest_first = [](std::vector<std::pair<double, std::string>> &v) {
+			std::stable_sort(v.begin(), v.end(),
+					 [](const auto &a, const auto &b) { return a.first > b.first; });
+		};
 		std::vector<std::pair<double, std::string>> rows;
 		for (const auto &kv : at)
 			rows.push_back({kv.second, kv.first.first + "  " + kv.first.second});
-		std::stable_sort(rows.begin(), rows.end(),
-				 [](const auto &a, const auto &b) { return a.first > b.first; });
+		largest_first(rows);
 		std::printf("== %s %s, %.0f I/Os: %.1f instructions per I/O inside %s",
 			    pass.c_str(), str(w, "job").c_str(), ios, total, module.c_str());
 		if (unmatched > 0)
@@ -890,8 +904,7 @@ int annotate(const std::string &dir, const std::string &ko, const std::string &m
 		std::vector<std::pair<double, std::string>> fr;
 		for (const auto &kv : per_fn)
 			fr.push_back({kv.second, kv.first});
-		std::stable_sort(fr.begin(), fr.end(),
-				 [](const auto &a, const auto &b) { return a.first > b.first; });
+		largest_first(fr);
 		for (const auto &r : fr)
 			std::printf(" %s %.1f", r.second.c_str(), r.first);
 		std::printf("\n");
