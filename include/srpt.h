@@ -112,6 +112,11 @@ enum srpt_cmd_state {
  * @buf_sgl:	the pages the context keeps for the data of its commands,
  *		one page per entry (see srpt_alloc_data()), or NULL
  * @buf_cap:	entries (pages) in @buf_sgl
+ * @buf_sge:	one SGE per page of @buf_sgl, whose DMA mapping is kept while
+ *		the context keeps the page (srpt_buf_map()), or NULL
+ * @buf_wr:	RDMA READ or WRITE requests over @buf_sge (same allocation)
+ * @n_dwr:	requests of @buf_wr the command uses; 0 when its data goes
+ *		through rdma_rw (@rw)
  * @zeroed:	bytes at the start of @buf_sgl left zero (srpt_zero_unfilled())
  * @zeroed_next: what @zeroed becomes when the command ends
  * @rsp_sge:	the response SEND's buffer: @rsp_buf, set up once
@@ -157,6 +162,9 @@ struct srpt_send_ioctx {
 	struct scatterlist	*rdma_sg;
 	struct scatterlist	*buf_sgl;
 	u32			buf_cap;
+	struct ib_sge		*buf_sge;
+	struct ib_rdma_wr	*buf_wr;
+	u32			n_dwr;
 	u32			zeroed;
 	u32			zeroed_next;
 	u32			charged;
@@ -179,6 +187,8 @@ enum srpt_ch_state {
  * @using_rdma_cm: logged in over RDMA/CM (else IB/CM)
  * @use_srq:	receives through the device's SRQ (no own receive ring)
  * @virt_dma:	DMA to virtual addresses (soft-RoCE): no DMA syncs
+ * @keep_dma:	contexts keep their data pages mapped and build their own
+ *		RDMA requests (keep_dma_maps, not on iWARP)
  * @ib_cm_id:	IB/CM connection (IB/CM logins)
  * @rdma_cm_id:	RDMA/CM connection (RDMA/CM logins)
  * @peer_addr:	the initiator's address (RDMA/CM logins), a copy: the
@@ -271,6 +281,7 @@ struct srpt_channel {
 	bool			using_rdma_cm;
 	bool			use_srq;
 	bool			virt_dma;
+	bool			keep_dma;
 	struct ib_cm_id		*ib_cm_id;
 	struct rdma_cm_id	*rdma_cm_id;
 	struct sockaddr_storage	peer_addr;
@@ -352,48 +363,13 @@ struct srpt_channel {
 		atomic64_t	keepalives;
 		atomic64_t	data_full;
 		atomic64_t	data_busy;
+		atomic64_t	dma_maps;
 	} stats;
 };
 
 static inline struct srpt_send_ioctx *srpt_ioctx(struct se_cmd *se_cmd)
 {
 	return container_of(se_cmd, struct srpt_send_ioctx, cmd);
-}
-
-/**
- * __srpt_ch_detached() - has a channel let go of its RDMA device, for a
- * path that does not touch the device?
- * @ch: the channel
- *
- * Once set, @ch->detached stays set.  A path that only decides whether to
- * go on (the data of a write is here, a release tears down what is left)
- * reads it without rcu_read_lock(); every other reader uses
- * srpt_ch_detached().
- *
- * Return: true once srpt_ch_detach() started.
- */
-static inline bool __srpt_ch_detached(const struct srpt_channel *ch)
-{
-	return unlikely(READ_ONCE(ch->detached));
-}
-
-/**
- * srpt_ch_detached() - has a channel let go of its RDMA device?
- * @ch: the channel
- *
- * Every I/O path that touches the device (posts, DMA syncs and unmaps,
- * rdma_rw contexts) calls this inside rcu_read_lock() and does its work
- * in the same read-side section only if it returns false: srpt_ch_detach()
- * sets @ch->detached and waits for those sections (synchronize_rcu())
- * before it destroys the QP and unmaps the buffers.
- *
- * Return: true once srpt_ch_detach() started.
- */
-static inline bool srpt_ch_detached(const struct srpt_channel *ch)
-{
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
-			 "channel state read outside rcu_read_lock()");
-	return __srpt_ch_detached(ch);
 }
 
 #endif /* SRPT_H */

@@ -37,6 +37,7 @@
 #include "srpt_qp.h"
 #include "srpt_ring.h"
 #include "srpt_data.h"
+#include "srpt_detach.h"
 #include "srpt_sq.h"
 #include "srpt_lio.h"
 #include "srpt_watch.h"
@@ -252,6 +253,9 @@ struct srpt_channel *srpt_ch_alloc(struct srpt_port *sport,
 	ch->id = atomic_inc_return(&srpt_ch_ids);
 	ch->using_rdma_cm = using_rdma_cm;
 	ch->virt_dma = ib_uses_virt_dma(sport->sdev->ib_dev);
+	/* iWARP needs a memory registration for an RDMA READ's sink. */
+	ch->keep_dma = READ_ONCE(srpt_keep_dma_maps) &&
+		       !rdma_protocol_iwarp(sport->sdev->ib_dev, sport->port_num);
 	spin_lock_init(&ch->lock);
 	spin_lock_init(&ch->pool_lock);
 	INIT_LIST_HEAD(&ch->pool);
@@ -628,6 +632,7 @@ static void srpt_ch_detach(struct srpt_channel *ch)
 
 		spin_lock_irqsave(&ch->lock, flags);
 		srpt_unmap_rw(ioctx);
+		srpt_buf_unmap(ioctx);
 		spin_unlock_irqrestore(&ch->lock, flags);
 	}
 	srpt_ch_destroy_conn(ch);

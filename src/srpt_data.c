@@ -22,12 +22,9 @@
 #include <linux/mm.h>
 
 #include "srpt_data.h"
+#include "srpt_buf.h"
+#include "srpt_detach.h"
 #include "srpt_compat.h"
-
-/* Data buffer pages are allocated in blocks of up to 2^this pages. */
-#define SRPT_CHUNK_ORDER	3
-/* Contexts srpt_shed_locked() looks at before it sheds the newest. */
-#define SRPT_SHED_LOOK		16
 
 /**
  * __srpt_sync_data() - pass a command's data buffers to the CPU or the HCA
@@ -36,7 +33,8 @@
  *	reads it; false after LIO wrote it, before the RDMA WRITEs
  *
  * rdma_rw maps the buffers when the command arrives, long before either
- * side has touched them; with bounce buffers (swiotlb) or a non-coherent
+ * side has touched them, and a kept mapping (srpt_buf_map()) was made for
+ * an earlier command; with bounce buffers (swiotlb) or a non-coherent
  * device the data only moves between the two views here.  Nothing is done
  * once the channel detached from its device: the data goes nowhere then.
  */
@@ -52,6 +50,17 @@ void __srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
 	if (srpt_ch_detached(ch))
 		goto out;
 	ib_dev = ch->sport->sdev->ib_dev;
+	/* A kept mapping: one entry per page, as many as the data has. */
+	for (i = 0; ioctx->n_dwr && i < ioctx->data_nents; i++) {
+		struct ib_sge *sge = &ioctx->buf_sge[i];
+
+		if (for_cpu)
+			dma_sync_single_for_cpu(ib_dev->dma_device, sge->addr,
+						sge->length, dir);
+		else
+			dma_sync_single_for_device(ib_dev->dma_device,
+						   sge->addr, sge->length, dir);
+	}
 	for (i = 0; i < ioctx->n_rw; i++) {
 		struct srpt_rw *rw = &ioctx->rw[i];
 
@@ -64,256 +73,6 @@ void __srpt_sync_data(struct srpt_send_ioctx *ioctx, bool for_cpu)
 	}
 out:
 	rcu_read_unlock();
-}
-
-/*
- * Data buffers are allocated in the receive path for what an initiator
- * asked: reclaim may run, but the allocation fails rather than wake the
- * OOM killer (the command is answered BUSY, see srpt_cmd_map()).
- */
-#define SRPT_DATA_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
-
-/**
- * srpt_pool_put() - keep the pages of a data buffer for the next commands
- * @ch: channel
- * @sg: the buffer, one page per entry
- * @n: entries
- *
- * What does not fit in the channel's pool (@ch->pool_max) is freed.
- */
-static void srpt_pool_put(struct srpt_channel *ch, struct scatterlist *sg,
-			  u32 n)
-{
-	unsigned long flags;
-	u32 i = 0, max;
-
-	spin_lock_irqsave(&ch->pool_lock, flags);
-	max = READ_ONCE(ch->pool_max);
-	for (; i < n && ch->pool_n < max; i++, ch->pool_n++)
-		list_add(&sg_page(&sg[i])->lru, &ch->pool);
-	spin_unlock_irqrestore(&ch->pool_lock, flags);
-	for (; i < n; i++)
-		__free_page(sg_page(&sg[i]));
-}
-
-/**
- * srpt_pool_get() - pages for a data buffer from the channel's pool
- * @ch: channel
- * @sg: the buffer's entries
- * @n: entries wanted
- * @len: bytes of the buffer
- *
- * Return: how many entries, from the first, got a page.
- */
-static u32 srpt_pool_get(struct srpt_channel *ch, struct scatterlist *sg,
-			 u32 n, u32 len)
-{
-	unsigned long flags;
-	struct page *page;
-	u32 i = 0;
-
-	if (!READ_ONCE(ch->pool_n))
-		return 0;
-	spin_lock_irqsave(&ch->pool_lock, flags);
-	for (; i < n && ch->pool_n; i++, ch->pool_n--) {
-		page = list_first_entry(&ch->pool, struct page, lru);
-		list_del(&page->lru);
-		sg_set_page(&sg[i], page,
-			    min_t(u32, len - i * PAGE_SIZE, PAGE_SIZE), 0);
-	}
-	spin_unlock_irqrestore(&ch->pool_lock, flags);
-	return i;
-}
-
-/**
- * srpt_pool_drain() - free the pages a channel kept
- * @ch: channel, no command of it running
- */
-void srpt_pool_drain(struct srpt_channel *ch)
-{
-	struct page *page, *next;
-
-	list_for_each_entry_safe(page, next, &ch->pool, lru) {
-		list_del(&page->lru);
-		__free_page(page);
-	}
-	ch->pool_n = 0;
-}
-
-/**
- * srpt_buf_release() - give the pages a context keeps to the channel's pool
- * @ioctx: the context, no command using its buffer
- */
-static void srpt_buf_release(struct srpt_send_ioctx *ioctx)
-{
-	if (!ioctx->buf_cap)
-		return;
-	srpt_pool_put(ioctx->ch, ioctx->buf_sgl, ioctx->buf_cap);
-	kfree(ioctx->buf_sgl);
-	ioctx->buf_sgl = NULL;
-	ioctx->buf_cap = 0;
-	ioctx->zeroed = 0;
-}
-
-/**
- * srpt_buf_shed() - give up an idle context's kept pages
- * @ioctx: the context, idle, its pages counted in kept_pages
- */
-static void srpt_buf_shed(struct srpt_send_ioctx *ioctx)
-{
-	atomic_sub(ioctx->buf_cap, &ioctx->ch->kept_pages);
-	srpt_buf_release(ioctx);
-}
-
-/**
- * srpt_buf_free() - free the pages a context keeps
- * @ioctx: the context, its channel being freed
- */
-void srpt_buf_free(struct srpt_send_ioctx *ioctx)
-{
-	u32 i;
-
-	for (i = 0; i < ioctx->buf_cap; i++)
-		__free_page(sg_page(&ioctx->buf_sgl[i]));
-	kfree(ioctx->buf_sgl);
-	ioctx->buf_sgl = NULL;
-	ioctx->buf_cap = 0;
-	ioctx->zeroed = 0;
-}
-
-/**
- * srpt_shed_locked() - bound the pages idle contexts keep
- * @ch: the channel, its lock held, a context just put back on its free list
- *
- * Contexts are taken from the top of the free stack and put back there,
- * so the ones at the bottom are those used least recently: their buffers go
- * first (to the channel's pool), the one just put back last.  Buffers of a
- * single page are not counted (a channel has a bounded number of
- * contexts); beyond that, idle contexts keep at most @ch->kept_max.
- */
-void srpt_shed_locked(struct srpt_channel *ch)
-{
-	u32 max = READ_ONCE(ch->kept_max);
-	u32 n_free = ch->n_ioctx - ch->n_busy;
-	struct srpt_send_ioctx *ioctx;
-	u32 i;
-
-	lockdep_assert_held(&ch->lock);
-	for (i = 0; i < n_free && i < SRPT_SHED_LOOK; i++) {
-		if (atomic_read(&ch->kept_pages) <= max)
-			return;
-		ioctx = ch->free_stack[i];
-		if (ioctx->buf_cap > 1)
-			srpt_buf_shed(ioctx);
-	}
-	/* Still over: the context just put back gives its pages too. */
-	ioctx = ch->free_stack[n_free - 1];
-	if (atomic_read(&ch->kept_pages) > max && ioctx->buf_cap > 1)
-		srpt_buf_shed(ioctx);
-}
-
-/**
- * srpt_data_trim() - give up what a channel keeps beyond its allowance
- * @ch: the channel, its @kept_max or @pool_max just lowered
- * @own: the caller is the channel's release work, before it frees the
- *	contexts; otherwise a releasing channel is left alone (its release
- *	may be freeing them)
- *
- * Idle contexts give their pages up, least recently used first, until
- * the channel keeps at most @ch->kept_max; then the pool is cut to
- * @ch->pool_max.  Contexts busy now are bounded when they come back
- * (srpt_free_ioctx_locked()).
- */
-void srpt_data_trim(struct srpt_channel *ch, bool own)
-{
-	u32 kept_max = READ_ONCE(ch->kept_max);
-	struct srpt_send_ioctx *ioctx;
-	struct page *page, *next;
-	unsigned long flags;
-	LIST_HEAD(drop);
-	u32 i;
-
-	spin_lock_irqsave(&ch->lock, flags);
-	if (!own && ch->state == SRPT_CH_RELEASING)
-		goto unlock;
-	for (i = 0; i < ch->n_ioctx - ch->n_busy; i++) {
-		if (atomic_read(&ch->kept_pages) <= kept_max)
-			break;
-		ioctx = ch->free_stack[i];
-		if (ioctx->buf_cap > 1)
-			srpt_buf_shed(ioctx);
-	}
-	spin_lock(&ch->pool_lock);
-	while (ch->pool_n > READ_ONCE(ch->pool_max)) {
-		list_move(ch->pool.next, &drop);
-		ch->pool_n--;
-	}
-	spin_unlock(&ch->pool_lock);
-unlock:
-	spin_unlock_irqrestore(&ch->lock, flags);
-	list_for_each_entry_safe(page, next, &drop, lru)
-		__free_page(page);
-}
-
-/**
- * srpt_alloc_pages() - a data buffer of @len bytes, one page per entry
- * @ch: the channel whose pool is used first
- * @len: bytes, more than zero
- * @sgl: receives the scatterlist
- * @nents: receives its number of entries
- *
- * LIO's contract for the data buffer of a command: every entry is one
- * whole page, but for a shorter last one.  Where LIO maps the data itself
- * (transport_kmap_data_sg() for the commands it emulates) it vmaps the
- * entries' pages back to back, and pscsi builds its bios page by page:
- * an entry that spans pages, or a short one in the middle, makes them read
- * or write past the data.
- *
- * The pages come first from the channel's pool (srpt_pool_get()), then in
- * blocks of up to 2^%SRPT_CHUNK_ORDER, allocated without reclaim retries
- * and split into single pages (split_page()), so a 128 KiB buffer costs
- * four page allocations instead of 32; when no block is free, single
- * pages are taken.  Each page is given back on its own (srpt_pool_put()).
- *
- * Return: 0 or -ENOMEM (nothing allocated).
- */
-static int srpt_alloc_pages(struct srpt_channel *ch, u32 len,
-			    struct scatterlist **sgl, u32 *nents)
-{
-	u32 n = DIV_ROUND_UP(len, PAGE_SIZE), i, j;
-	struct scatterlist *sg;
-
-	sg = kmalloc_array(n, sizeof(*sg), SRPT_DATA_GFP);
-	if (!sg)
-		return -ENOMEM;
-	sg_init_table(sg, n);
-	i = srpt_pool_get(ch, sg, n, len);
-	while (i < n) {
-		unsigned int order = min_t(unsigned int, ilog2(n - i),
-					   SRPT_CHUNK_ORDER);
-		struct page *page = NULL;
-
-		if (order)
-			page = alloc_pages(SRPT_DATA_GFP, order);
-		if (page) {
-			split_page(page, order);
-		} else {
-			order = 0;
-			page = alloc_page(SRPT_DATA_GFP);
-			if (!page) {
-				srpt_pool_put(ch, sg, i);
-				kfree(sg);
-				return -ENOMEM;
-			}
-		}
-		for (j = 0; j < 1U << order; j++, i++)
-			sg_set_page(&sg[i], page + j,
-				    min_t(u32, len - i * PAGE_SIZE, PAGE_SIZE),
-				    0);
-	}
-	*sgl = sg;
-	*nents = n;
-	return 0;
 }
 
 /**
@@ -462,6 +221,63 @@ static unsigned int srpt_slice(struct srpt_send_ioctx *ioctx, u32 off, u32 len,
 }
 
 /**
+ * srpt_map_kept() - the RDMA requests of a command over its kept mapping
+ * @ch: channel
+ * @ioctx: the command, its data buffer allocated and mapped (srpt_buf_map())
+ * @va: the initiator's buffer
+ * @rkey: its key
+ *
+ * One remote buffer: each request takes as many pages as the QP allows in
+ * one READ or WRITE and the next part of the remote buffer.  Every request
+ * but the last of a write's READs is unsignaled with srpt_rdma_err_done()
+ * for an error completion (the post sets the last one's); a read's WRITEs
+ * go in front of its response (srpt_build_and_post()).  A write's pages
+ * are handed to the device here, before the READs fill them.
+ */
+static void srpt_map_kept(struct srpt_channel *ch,
+			  struct srpt_send_ioctx *ioctx, u64 va, u32 rkey)
+{
+	bool read = ioctx->dir == SRPT_DIR_OUT;
+	u32 max = read ? ch->qp->max_read_sge : ch->qp->max_write_sge;
+	struct ib_rdma_wr *wr = ioctx->buf_wr;
+	struct ib_sge *sge = ioctx->buf_sge;
+	u32 n = ioctx->data_nents, i, k, nwr = 0;
+
+	sge[n - 1].length = ioctx->data_sgl[n - 1].length;
+	if (likely(n <= max)) {
+		/* One request (up to 128 KiB on most devices). */
+		wr->wr.next = NULL;
+		wr->wr.wr_cqe = &ioctx->rdma_err_cqe;
+		wr->wr.sg_list = sge;
+		wr->wr.num_sge = n;
+		wr->wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+		wr->wr.send_flags = 0;
+		wr->remote_addr = va;
+		wr->rkey = rkey;
+		nwr = 1;
+		goto done;
+	}
+	for (i = 0; i < n; i += k) {
+		k = min(max, n - i);
+		wr[nwr].wr.next = &wr[nwr + 1].wr;
+		wr[nwr].wr.wr_cqe = &ioctx->rdma_err_cqe;
+		wr[nwr].wr.sg_list = &sge[i];
+		wr[nwr].wr.num_sge = k;
+		wr[nwr].wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
+		wr[nwr].wr.send_flags = 0;
+		wr[nwr].remote_addr = va + (u64)i * PAGE_SIZE;
+		wr[nwr].rkey = rkey;
+		nwr++;
+	}
+	wr[nwr - 1].wr.next = NULL;
+done:
+	ioctx->n_dwr = nwr;
+	ioctx->n_wr = nwr;
+	if (read)
+		srpt_sync_data(ioctx, false);
+}
+
+/**
  * srpt_map_slices() - srpt_map_data() for a command with several remote
  *	buffers (or none)
  * @ch: channel
@@ -484,6 +300,16 @@ static noinline int srpt_map_slices(struct srpt_channel *ch,
 	u32 i, off = 0;
 	int ret;
 
+	/* rdma_rw maps the slices: a page must not be mapped twice. */
+	srpt_buf_unmap(ioctx);
+	if (ndesc <= SRPT_MAX_INLINE_RW) {
+		ioctx->rw = ioctx->rw_inline;
+	} else {
+		ioctx->rw = kmalloc_array(ndesc, sizeof(*ioctx->rw),
+					  GFP_KERNEL);
+		if (!ioctx->rw)
+			return -ENOMEM;
+	}
 	if (ndesc > 1) {
 		/* Each slice has an entry per page, one more where unaligned. */
 		ioctx->rdma_sg = kmalloc_array(ioctx->data_nents + ndesc,
@@ -529,11 +355,14 @@ static noinline int srpt_map_slices(struct srpt_channel *ch,
  *
  * The command gets one data buffer (srpt_alloc_data()), which LIO fills
  * (reads) or which the RDMA READs fill (writes): @ioctx->data_sgl and
- * @ioctx->data_nents, NULL and 0 for a command without data.  Each remote
- * buffer gets an rdma_rw context over its part of it, in order: over the
- * whole buffer when there is one, over a slice of the buffer's pages
- * (srpt_slice()) when there are several.  Nothing but the context holds
- * the results, so the caller's frame needs no stack canary.
+ * @ioctx->data_nents, NULL and 0 for a command without data.  With one
+ * remote buffer, on a channel that keeps DMA mappings, the context's pages
+ * are mapped once (srpt_buf_map()) and the command gets RDMA requests over
+ * them (srpt_map_kept()); otherwise each remote buffer gets an rdma_rw
+ * context over its part of the buffer, in order: over the whole buffer
+ * when there is one, over a slice of the buffer's pages (srpt_slice())
+ * when there are several.  Nothing but the context holds the results, so
+ * the caller's frame needs no stack canary.
  *
  * Return: 0, -ENOSPC when the channel holds its max_channel_data already,
  * -EBUSY when a shared bound is reached (srpt_charge_data()), or another
@@ -549,14 +378,6 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 
 	if (!ioctx->data_len)
 		return 0;
-	if (ndesc <= SRPT_MAX_INLINE_RW) {
-		ioctx->rw = ioctx->rw_inline;
-	} else {
-		ioctx->rw = kmalloc_array(ndesc, sizeof(*ioctx->rw),
-					  GFP_KERNEL);
-		if (!ioctx->rw)
-			return -ENOMEM;
-	}
 	ret = srpt_charge_data(ch, ioctx, ioctx->data_len);
 	if (ret)
 		return ret;
@@ -565,7 +386,15 @@ int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 		return ret;
 	if (likely(ndesc == 1)) {
 		/* One remote buffer (the direct format): the whole buffer. */
-		struct srpt_rw *rw = ioctx->rw;
+		struct srpt_rw *rw = ioctx->rw_inline;
+
+		if (likely(ioctx->buf_sge) ||
+		    (ch->keep_dma && srpt_buf_map(ch, ioctx))) {
+			srpt_map_kept(ch, ioctx, srpt_get_be64(&desc->va),
+				      srpt_get_be32(&desc->key));
+			return 0;
+		}
+		ioctx->rw = rw;
 
 		rw->sg = ioctx->data_sgl;
 		rw->nents = ioctx->data_nents;

@@ -13,6 +13,7 @@
 #include <rdma/rw.h>
 
 #include "srpt.h"
+#include "srpt_buf.h"
 #include "srpt_param.h"
 #include "srpt_device.h"
 #include "srpt_tpg.h"
@@ -79,6 +80,12 @@ static __always_inline void srpt_free_data(struct srpt_send_ioctx *ioctx)
 		last->length = PAGE_SIZE;
 		if (ioctx->data_nents < ioctx->buf_cap)
 			sg_unmark_end(last);
+		if (ioctx->n_dwr) {
+			if (likely(ioctx->buf_sge))
+				ioctx->buf_sge[ioctx->data_nents - 1].length =
+					PAGE_SIZE;
+			ioctx->n_dwr = 0;
+		}
 		ioctx->data_sgl = NULL;
 		ioctx->data_nents = 0;
 		ioctx->zeroed = ioctx->zeroed_next;
@@ -166,15 +173,11 @@ static __always_inline bool srpt_data_unfilled(struct srpt_send_ioctx *ioctx)
 	return __srpt_data_unfilled(ioctx);
 }
 
-void srpt_pool_drain(struct srpt_channel *ch);
-void srpt_buf_free(struct srpt_send_ioctx *ioctx);
-void srpt_shed_locked(struct srpt_channel *ch);
 int srpt_map_data(struct srpt_channel *ch, struct srpt_send_ioctx *ioctx,
 		  const struct srpt_wire_direct_buf *desc, u32 ndesc);
 unsigned int srpt_imm_sgl(struct scatterlist *sgl, unsigned int max, u8 *buf,
 			  u32 len);
 void srpt_zero_tail(struct srpt_send_ioctx *ioctx, u32 len);
-void srpt_data_trim(struct srpt_channel *ch, bool own);
 
 /**
  * srpt_zero_unfilled() - clear a READ buffer its backend did not fill

@@ -149,7 +149,7 @@ int srpt_write_pending(struct se_cmd *se_cmd)
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
 	struct srpt_channel *ch = ioctx->ch;
 
-	if (likely(ioctx->recv || !ioctx->n_rw)) {
+	if (likely(ioctx->recv || !ioctx->n_wr)) {
 		/* The data is here (or there is none): nothing to post. */
 		if (__srpt_ch_detached(ch))
 			return -EIO;
@@ -232,7 +232,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 		srpt_zero_tail(ioctx, se_cmd->data_length);
 	srpt_sync_data(ioctx, false);
 	ret = srpt_post_rsp(ioctx, srpt_lio_rsp(ioctx, &a),
-			    ioctx->n_rw > 0);
+			    ioctx->n_wr > 0);
 	return srpt_rsp_posted(ioctx, ret);
 }
 

@@ -108,6 +108,17 @@ module_param_cb(rdma_cm_port, &srpt_cm_port_ops, &srpt_cm_port, 0444);
 MODULE_PARM_DESC(rdma_cm_port,
 		 "TCP port number of the RDMA/CM listener (0 = no listener; also discovery_auth/rdma_cm_port in configfs)");
 
+/*
+ * Read by each login: keep the DMA mappings of the pages command contexts
+ * keep, and post RDMA READs and WRITEs over them directly (srpt_buf_map());
+ * 0 maps every command's buffer through rdma_rw, as iWARP channels always
+ * do.
+ */
+bool srpt_keep_dma_maps = true;
+module_param_named(keep_dma_maps, srpt_keep_dma_maps, bool, 0644);
+MODULE_PARM_DESC(keep_dma_maps,
+		 "Keep the data pages of command contexts DMA-mapped across commands (not on iWARP; new channels; default 1)");
+
 /**
  * srpt_set_guid() - parse the srpt_service_guid module parameter
  * @val: a 64-bit hexadecimal number, with or without a 0x prefix

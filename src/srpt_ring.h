@@ -12,6 +12,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "srpt.h"
+#include "srpt_detach.h"
 #include "srpt_param.h"
 #include "srpt_device.h"
 

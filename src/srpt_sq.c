@@ -206,6 +206,15 @@ static int srpt_post_reads_reserved(struct srpt_send_ioctx *ioctx)
 
 	rcu_read_lock();
 	if (!srpt_ch_detached(ch)) {
+		if (ioctx->n_dwr) {
+			/* Over the kept mapping (srpt_map_kept()). */
+			struct ib_send_wr *last =
+				&ioctx->buf_wr[ioctx->n_dwr - 1].wr;
+
+			last->wr_cqe = &ioctx->rdma_cqe;
+			last->send_flags = IB_SEND_SIGNALED;
+			first = &ioctx->buf_wr[0].wr;
+		}
 		for (i = ioctx->n_rw - 1; i >= 0; i--)
 			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
 						ch->sport->port_num,

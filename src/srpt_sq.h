@@ -13,6 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "srpt.h"
+#include "srpt_detach.h"
 #include "srpt_param.h"
 #include "srpt_ring.h"
 #include "srpt_data.h"
@@ -300,7 +301,11 @@ srpt_build_and_post(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a,
 	ioctx->rsp_sge.length = len;
 	ioctx->rsp_wr.next = NULL;
 
-	if (with_data) {
+	if (with_data && ioctx->n_dwr) {
+		/* Over the kept mapping (srpt_map_kept()). */
+		ioctx->buf_wr[ioctx->n_dwr - 1].wr.next = first;
+		first = &ioctx->buf_wr[0].wr;
+	} else if (with_data) {
 		for (i = ioctx->n_rw - 1; i >= 0; i--)
 			first = rdma_rw_ctx_wrs(&ioctx->rw[i].rw, ch->qp,
 						ch->sport->port_num, NULL,

@@ -293,6 +293,43 @@ case_fio_verify() {
 	check srp_target_down
 }
 
+# Contexts keep their data pages DMA-mapped across commands and build
+# their own RDMA requests over them; keep_dma_maps=0 puts every command
+# through rdma_rw again.  Both must move the data right, and the count of
+# mappings shows which path ran.
+case_kept_dma() {
+	local d maps cmds imm p=/sys/module/ib_srpt/parameters/keep_dma_maps
+	# The case runs in a subshell of its own: this restores the default
+	# however it ends.
+	trap "echo 1 >$p" EXIT
+	[[ $(<"$p") == Y ]] || fail "keep_dma_maps is '$(<"$p")', expected Y"
+	check srp_target_up
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk"
+	check fio_verify "$d" kept_rw --direct=1 --rw=randrw --bs=64k \
+		--size=16M --iodepth=8
+	check fio_verify "$d" kept_mixed --direct=1 --rw=randrw \
+		--bsrange=4k-256k --size=8M --iodepth=4
+	maps=$(counter dma_maps) cmds=$(counter cmds) imm=$(counter imm_cmds)
+	log "kept mappings: $maps for $((cmds - imm)) commands without immediate data"
+	((maps > 0)) || fail "no data buffer was mapped to be kept"
+	# Each context maps its pages once, and again only when a command
+	# needs more of them: far fewer mappings than commands.
+	((maps * 4 <= cmds - imm)) ||
+		fail "$maps mappings for $((cmds - imm)) commands: not kept across commands"
+	check srp_logout_all
+	check wait_channels 0
+	echo 0 >"$p" || fail "keep_dma_maps=0 refused"
+	check srp_login ch_count=1
+	d=$(srp_disk) || fail "no disk after the second login"
+	check fio_verify "$d" rw_mapped --direct=1 --rw=randrw --bs=64k \
+		--size=8M --iodepth=8
+	[[ $(counter dma_maps) == 0 ]] ||
+		fail "keep_dma_maps=0, yet $(counter dma_maps) buffers were mapped to be kept"
+	(($(counter cmds) > 128)) || fail "the second run made only $(counter cmds) commands"
+	check srp_target_down
+}
+
 case_filesystem() {
 	local d mnt=/tmp/srpfs sums
 	check srp_target_up
@@ -607,6 +644,7 @@ run_login_cases() {
 	run_case login_ch1 case_login_ch1
 	run_case login_ch4 case_login_ch4
 	run_case fio_verify case_fio_verify
+	run_case kept_dma case_kept_dma
 	run_case filesystem case_filesystem
 	run_case relogin case_relogin
 	run_case acl_reject case_acl_reject
