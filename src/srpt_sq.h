@@ -142,13 +142,15 @@ static __always_inline void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 	unsigned long flags;
 	bool live, cred, detached = false;
 
-	/* Requests without data or immediate data (TMFs, errors) skip this. */
-	if (ioctx->rw || ioctx->data_sgl || ioctx->recv ||
-	    ioctx->charged || ioctx->rdma_sg) {
+	/*
+	 * Only rdma_rw contexts and receive buffers touch the device: a
+	 * command over a kept mapping, or without data, skips this.
+	 */
+	if (ioctx->rw || ioctx->recv) {
 		rcu_read_lock();
 		detached = srpt_ch_detached(ch);
 		if (likely(!detached)) {
-			srpt_unmap_data(ioctx);
+			srpt_unmap_rw(ioctx);
 			if (ioctx->recv) {
 				__srpt_repost_recv(ch, ioctx->recv);
 				ioctx->recv = NULL;
@@ -158,6 +160,7 @@ static __always_inline void srpt_put_ioctx(struct srpt_send_ioctx *ioctx)
 		if (detached)
 			srpt_put_detached(ioctx);
 	}
+	srpt_free_data(ioctx);
 	if (unlikely(ioctx->cdb_ext)) {
 		kfree(ioctx->cdb_ext);
 		ioctx->cdb_ext = NULL;

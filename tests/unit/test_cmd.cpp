@@ -414,6 +414,19 @@ TEST(Cmd, DirectionConflict)
 		EXPECT_EQ(srpt_cdb_reads_medium(c), o.bad_dir == SRPT_DIR_OUT)
 			<< int(o.op);
 	}
+	// Every operation code: only READ (6), (10), (12), (16) and READ (32),
+	// the variable-length CDB with service action 0009h.
+	for (unsigned op = 0; op < 256; op++) {
+		for (unsigned sa : { 0x0009u, 0x000bu, 0x0900u }) {
+			uint8_t c[32] = { uint8_t(op) };
+			c[8] = uint8_t(sa >> 8);
+			c[9] = uint8_t(sa);
+			bool want = op == 0x08 || op == 0x28 || op == 0x88 ||
+				    op == 0xa8 || (op == 0x7f && sa == 0x0009);
+			EXPECT_EQ(srpt_cdb_reads_medium(c), want)
+				<< op << " " << sa;
+		}
+	}
 	// Other commands take a buffer either way (LIO decides).
 	uint8_t inq[16] = { 0x12 }, var[32] = { 0x7f };
 	var[7] = 0x18;
