@@ -452,7 +452,12 @@ srpt_is_ours() {
 
 # load_srpt [PARAM=VALUE...]: load the module under test: ours by path with
 # insmod after loading its dependencies, or the in-tree one (SRPT_INTREE=1).
+# SRPT_LOAD_PARAMS (tests/guest/run --env) adds parameters to every load
+# of ours, before those of the caller (e.g. keep_dma_maps=0 to run a case
+# with the other data path).
 load_srpt() {
+	local extra=()
+
 	if [[ $SRPT_INTREE == 1 ]]; then
 		log "modprobe ib_srpt $*"
 		modprobe ib_srpt "$@"
@@ -462,7 +467,9 @@ load_srpt() {
 		echo "load_srpt: $SRPT_KO not found (run 'make KVER=$KVER')" >&2
 		return 1
 	fi
-	insmod_ko "$SRPT_KO" "$@"
+	# shellcheck disable=SC2206 # word splitting wanted
+	[[ -z ${SRPT_LOAD_PARAMS:-} ]] || extra=($SRPT_LOAD_PARAMS)
+	insmod_ko "$SRPT_KO" "${extra[@]}" "$@"
 }
 
 # srpt_loaded: is an ib_srpt module loaded?
