@@ -222,6 +222,8 @@ enum srpt_ch_state {
  *		for @sq_size alone (srpt_sq_reserve())
  * @sq_wr_avail: entries of @sq_size not in use (below 0 while a large
  *		command uses @sq_extra)
+ * @bad_send_wr: where the device reports the request that failed to post
+ *		(written on failure only, never read)
  * @req_lim:	credits the initiator holds
  * @req_lim_delta: credits freed and not yet returned
  * @kept_pages:	pages in the data buffers of idle command contexts
@@ -311,6 +313,7 @@ struct srpt_channel {
 	u32			sq_size;
 	u32			sq_extra;
 	atomic_t		sq_wr_avail;
+	const struct ib_send_wr	*bad_send_wr;
 	atomic_t		req_lim;
 	atomic_t		req_lim_delta;
 	atomic_t		kept_pages;

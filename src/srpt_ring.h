@@ -35,6 +35,8 @@
  *		is free
  * @sge:	the buffer as the receive request's one entry
  * @wr:		the receive request, set up once (srpt_alloc_recv_bufs())
+ * @bad_wr:	where the device reports @wr as the request that failed to
+ *		post (written on failure only, never read)
  */
 struct srpt_recv_ioctx {
 	struct ib_cqe		cqe;
@@ -48,6 +50,7 @@ struct srpt_recv_ioctx {
 	struct list_head	wait_entry;
 	struct ib_sge		sge;
 	struct ib_recv_wr	wr;
+	const struct ib_recv_wr	*bad_wr;
 };
 
 /**
@@ -83,7 +86,12 @@ void srpt_repost_failed(struct srpt_channel *ch, int ret);
  * last receive (srpt_recv_done() synced it for the CPU).  Inline: every
  * request reposts its buffer.
  *
- * Return: 0 or the errno of ib_post_recv()/ib_post_srq_recv().
+ * The device's post_recv and post_srq_recv are called as ib_post_recv()
+ * and ib_post_srq_recv() call them, with @r->bad_wr for the request that
+ * failed: given NULL there, those wrappers pass the address of a local,
+ * and every function this is inlined into would pay for a stack canary.
+ *
+ * Return: 0 or the errno of the post.
  */
 static __always_inline int srpt_post_recv(struct srpt_channel *ch,
 					  struct srpt_recv_ioctx *r)
@@ -94,13 +102,14 @@ static __always_inline int srpt_post_recv(struct srpt_channel *ch,
 		ib_dma_sync_single_for_device(sdev->ib_dev, r->dma,
 					      srpt_max_req_size,
 					      DMA_FROM_DEVICE);
-		return ib_post_srq_recv(sdev->srq, &r->wr, NULL);
+		return sdev->srq->device->ops.post_srq_recv(sdev->srq, &r->wr,
+							    &r->bad_wr);
 	}
 	if (!ch->virt_dma)
 		ib_dma_sync_single_for_device(ch->sport->sdev->ib_dev, r->dma,
 					      srpt_max_req_size,
 					      DMA_FROM_DEVICE);
-	return ib_post_recv(ch->qp, &r->wr, NULL);
+	return ch->qp->device->ops.post_recv(ch->qp, &r->wr, &r->bad_wr);
 }
 
 /**

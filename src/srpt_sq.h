@@ -217,14 +217,18 @@ static inline bool srpt_sq_reserve(struct srpt_channel *ch, unsigned int n)
  * (Retrying would not help, and a response that is never sent leaves the
  * initiator waiting.)
  *
- * Return: 0 or the negative errno of ib_post_send().
+ * The device's post_send is called as ib_post_send() calls it, with
+ * @ch->bad_send_wr for the request that failed (see srpt_post_recv()).
+ *
+ * Return: 0 or the negative errno of the post.
  */
 static __always_inline int srpt_post_send(struct srpt_channel *ch,
 					  struct ib_send_wr *first,
 					  const char *what)
 {
 	int ret = srpt_fault_post_send() ? -ENOMEM :
-		  ib_post_send(ch->qp, first, NULL);
+		  ch->qp->device->ops.post_send(ch->qp, first,
+						&ch->bad_send_wr);
 
 	if (unlikely(ret))
 		srpt_post_send_failed(ch, what, ret);
