@@ -39,6 +39,24 @@ enum {
 };
 
 /**
+ * srpt_lun_to_int() - the Linux LUN number of an 8-byte SAM LUN field
+ * @lun: the field as a big-endian load of its 8 bytes (as the parsers
+ *	return it)
+ *
+ * Linux numbers LUNs by the four 2-byte levels of the SAM LUN structure,
+ * the first level in the low 16 bits (what scsilun_to_int() computes from
+ * the bytes): the 16-bit groups of @lun in reverse order.  Inline: every
+ * command needs it, and a call would cost more than the shifts.
+ *
+ * Return: the LUN as LIO and the SCSI midlayer number it.
+ */
+static inline u64 srpt_lun_to_int(u64 lun)
+{
+	return (lun >> 48) | ((lun >> 16) & 0xffff0000ull) |
+	       ((lun << 16) & 0xffff00000000ull) | (lun << 48);
+}
+
+/**
  * struct srpt_cmd_info - a validated SRP_CMD
  * @tag: initiator tag, be64_to_cpu() of the wire bytes
  * @lun: the 8 LUN bytes as be64_to_cpu() of the wire bytes

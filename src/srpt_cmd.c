@@ -18,7 +18,6 @@
 #include <rdma/rw.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
-#include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
 
 #include "srpt_cmd.h"
@@ -30,21 +29,6 @@
 #include "srpt_trace.h"
 
 #define SRPT_MAX_CDB_LEN	(16 + 63 * 4)	/* CDB + largest additional CDB */
-
-/**
- * srpt_unpack_lun() - LIO LUN number of an SRP LUN field
- * @lun: the 8 LUN bytes as the parser returns them (be64_to_cpu() of the
- *	wire bytes)
- *
- * Return: the LUN in LIO's flat numbering (scsilun_to_int() of the wire
- * bytes).
- */
-static u64 srpt_unpack_lun(u64 lun)
-{
-	__be64 wire = cpu_to_be64(lun);
-
-	return scsilun_to_int((struct scsi_lun *)&wire);
-}
 
 /**
  * srpt_iu_tag() - tag of a received request, for answering it
@@ -241,7 +225,7 @@ bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	ioctx->tag = ci.tag;
 	ioctx->dir = ci.dir;
 	ioctx->data_len = ci.data_len;
-	lun = srpt_unpack_lun(ci.lun);
+	lun = srpt_lun_to_int(ci.lun);
 	trace_srpt_cmd(ch->id, ci.tag, lun, ci.cdb[0],
 		       ci.data_len, ci.dir, ci.fmt == SRPT_DATA_DESC_IMM);
 	/* A copy: the receive buffer is reposted before LIO sees the CDB. */
@@ -355,7 +339,7 @@ void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 		return;
 	}
 	trace_srpt_tmf(ch->id, ti.tag, ti.func, ti.task_tag,
-		       srpt_unpack_lun(ti.lun));
+		       srpt_lun_to_int(ti.lun));
 	func = srpt_tmf_to_lio(ti.func);
 	if (func < 0) {
 		pr_info_ratelimited("%s: undefined task management function 0x%02x\n",
@@ -375,7 +359,7 @@ void srpt_handle_tmf(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 	ioctx->cmd.tag = ti.tag;
 	ioctx->in_lio = true;
 	ret = target_submit_tmr(&ioctx->cmd, ch->sess, NULL,
-				srpt_unpack_lun(ti.lun),
+				srpt_lun_to_int(ti.lun),
 				ioctx, func, GFP_KERNEL, ti.task_tag,
 				TARGET_SCF_ACK_KREF);
 	if (ret) {

@@ -796,3 +796,40 @@ TEST(PrOut, SpecIPtRefused)
 	cdb[0] = 0x5f;
 	EXPECT_FALSE(srpt_pr_out_refused(cdb, param, sizeof(param)));
 }
+
+// The SAM LUN field to Linux's LUN number: the first 2-byte level in the
+// low 16 bits, as the SCSI midlayer and LIO number LUNs.  The reference
+// walks the bytes of the field, level by level.
+uint64_t lun_from_bytes(const uint8_t b[8])
+{
+	uint64_t lun = 0;
+
+	for (int level = 0; level < 4; level++)
+		lun |= uint64_t((b[2 * level] << 8) | b[2 * level + 1])
+		       << (16 * level);
+	return lun;
+}
+
+TEST(Lun, ToInt)
+{
+	// Peripheral device addressing, LUN 0 and 5; flat space LUN 0x101;
+	// two levels; every byte set.
+	EXPECT_EQ(srpt_lun_to_int(0), 0u);
+	EXPECT_EQ(srpt_lun_to_int(0x0005000000000000ull), 5u);
+	EXPECT_EQ(srpt_lun_to_int(0x4101000000000000ull), 0x4101u);
+	EXPECT_EQ(srpt_lun_to_int(0x0001000200000000ull), 0x00020001u);
+	EXPECT_EQ(srpt_lun_to_int(0x0102030405060708ull),
+		  0x0708050603040102ull);
+
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < 10000; i++) {
+		uint8_t b[8];
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		put_be64(b, x);
+		ASSERT_EQ(srpt_lun_to_int(x), lun_from_bytes(b)) << std::hex << x;
+	}
+}
