@@ -78,6 +78,36 @@ void srpt_close_session(struct se_session *se_sess)
 }
 
 /**
+ * srpt_pr_out_check() - refuse what LIO mishandles in PERSISTENT RESERVE OUT
+ * @ioctx: the command, a PERSISTENT RESERVE OUT
+ * @sgl: its parameter data (immediate data or the RDMA READ buffer)
+ * @nents: entries in @sgl
+ *
+ * Out of line: the parameter bytes are copied to the stack, and only this
+ * rare command should pay for the stack protector that buys.
+ *
+ * Return: true if the command was refused (LIO answers it).
+ */
+static noinline bool srpt_pr_out_check(struct srpt_send_ioctx *ioctx,
+				       struct scatterlist *sgl,
+				       unsigned int nents)
+{
+	/* Read only as far as sg_pcopy_to_buffer() wrote it. */
+	u8 param[SRPT_PR_OUT_FLAGS_OFFSET + 1] __uninitialized;
+	size_t len = 0;
+
+	if (sgl)
+		len = sg_pcopy_to_buffer(sgl, nents, param, sizeof(param), 0);
+	if (!srpt_pr_out_refused(ioctx->cdb, param, len))
+		return false;
+	pr_warn_ratelimited("%s: tag 0x%llx: PERSISTENT RESERVE OUT with SPEC_I_PT refused\n",
+			    ioctx->ch->sess_name, ioctx->tag);
+	transport_generic_request_failure(&ioctx->cmd,
+					  TCM_INVALID_PARAMETER_LIST);
+	return true;
+}
+
+/**
  * srpt_execute_write() - run a command whose data-out is here
  * @ioctx: the command, its data in @sgl
  * @sgl: the data (immediate data or the RDMA READ buffer)
@@ -89,23 +119,10 @@ void srpt_close_session(struct se_session *se_sess)
 static void srpt_execute_write(struct srpt_send_ioctx *ioctx,
 			       struct scatterlist *sgl, unsigned int nents)
 {
-	/* Read only as far as sg_pcopy_to_buffer() wrote it. */
-	u8 param[SRPT_PR_OUT_FLAGS_OFFSET + 1] __uninitialized;
-	size_t len = 0;
-
 	/* The CDB's first 16 bytes are in ioctx->cdb, with or without more. */
-	if (unlikely(ioctx->cdb[0] == 0x5f)) {
-		if (sgl)
-			len = sg_pcopy_to_buffer(sgl, nents, param,
-						 sizeof(param), 0);
-		if (srpt_pr_out_refused(ioctx->cdb, param, len)) {
-			pr_warn_ratelimited("%s: tag 0x%llx: PERSISTENT RESERVE OUT with SPEC_I_PT refused\n",
-					    ioctx->ch->sess_name, ioctx->tag);
-			transport_generic_request_failure(&ioctx->cmd,
-							  TCM_INVALID_PARAMETER_LIST);
-			return;
-		}
-	}
+	if (unlikely(ioctx->cdb[0] == 0x5f) &&
+	    srpt_pr_out_check(ioctx, sgl, nents))
+		return;
 	ioctx->state = SRPT_CMD_EXECUTING;
 	target_execute_cmd(&ioctx->cmd);
 }
@@ -190,21 +207,38 @@ static inline int srpt_rsp_posted(struct srpt_send_ioctx *ioctx, int ret)
 }
 
 /**
- * srpt_lio_rsp() - response fields of a command LIO completed
- * @ioctx: the command
- * @a: receives the fields, if any
+ * srpt_post_full_rsp() - post a response with status, sense or residual
+ * @ioctx: the command, not a plain GOOD (srpt_rsp_plain())
+ * @with_data: chain the command's RDMA WRITEs in front of the SEND
  *
- * Inline: every command runs the test, few need the fields.
+ * Out of line: the response fields are built on the stack, and the
+ * callbacks of the common case should not pay for the stack protector
+ * that buys.
  *
- * Return: NULL for status GOOD without sense data or residual (the short
- * form, srpt_build_rsp_good()); otherwise srpt_rsp_from_cmd().
+ * Return: what srpt_post_rsp() returns.
  */
-static __always_inline struct srpt_rsp_args *
-srpt_lio_rsp(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a)
+static noinline int srpt_post_full_rsp(struct srpt_send_ioctx *ioctx,
+				       bool with_data)
+{
+	/* srpt_rsp_from_cmd() sets every field. */
+	struct srpt_rsp_args a __uninitialized;
+
+	return srpt_post_rsp(ioctx, srpt_rsp_from_cmd(ioctx, &a), with_data);
+}
+
+/**
+ * srpt_lio_post_rsp() - post the response of a command LIO completed
+ * @ioctx: the command
+ * @with_data: chain the command's RDMA WRITEs in front of the SEND
+ *
+ * Return: what srpt_post_rsp() returns.
+ */
+static __always_inline int srpt_lio_post_rsp(struct srpt_send_ioctx *ioctx,
+					     bool with_data)
 {
 	if (likely(srpt_rsp_plain(&ioctx->cmd)))
-		return NULL;
-	return srpt_rsp_from_cmd(ioctx, a);
+		return srpt_post_rsp(ioctx, NULL, with_data);
+	return srpt_post_full_rsp(ioctx, with_data);
 }
 
 /**
@@ -221,8 +255,6 @@ srpt_lio_rsp(struct srpt_send_ioctx *ioctx, struct srpt_rsp_args *a)
 int srpt_queue_data_in(struct se_cmd *se_cmd)
 {
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	/* Filled in by srpt_lio_rsp() only where it is used. */
-	struct srpt_rsp_args a __uninitialized;
 	int ret;
 
 	if (unlikely(srpt_data_unfilled(ioctx)))
@@ -231,8 +263,7 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 			  se_cmd->data_length < ioctx->data_len))
 		srpt_zero_tail(ioctx, se_cmd->data_length);
 	srpt_sync_data(ioctx, false);
-	ret = srpt_post_rsp(ioctx, srpt_lio_rsp(ioctx, &a),
-			    ioctx->n_wr > 0);
+	ret = srpt_lio_post_rsp(ioctx, ioctx->n_wr > 0);
 	return srpt_rsp_posted(ioctx, ret);
 }
 
@@ -249,8 +280,6 @@ int srpt_queue_data_in(struct se_cmd *se_cmd)
 int srpt_queue_status(struct se_cmd *se_cmd)
 {
 	struct srpt_send_ioctx *ioctx = srpt_ioctx(se_cmd);
-	/* Filled in by srpt_lio_rsp() only where it is used. */
-	struct srpt_rsp_args a __uninitialized;
 	int ret;
 
 	if (ioctx->recv) {
@@ -261,7 +290,7 @@ int srpt_queue_status(struct se_cmd *se_cmd)
 		}
 		rcu_read_unlock();
 	}
-	ret = srpt_post_rsp(ioctx, srpt_lio_rsp(ioctx, &a), false);
+	ret = srpt_lio_post_rsp(ioctx, false);
 	return srpt_rsp_posted(ioctx, ret);
 }
 
