@@ -76,8 +76,9 @@ enum srpt_cmd_state {
  * @rsp_buf:	response IU buffer, max_ti_iu_len bytes
  * @rsp_dma:	its DMA address
  * @recv:	receive buffer holding immediate data, returned after use
- * @imm_sg:	scatterlist over the immediate data, page by page; points
- *		into the channel's @imm_sg_pool (NULL without immediate data)
+ * @imm_sg:	scatterlist over immediate data too long for the receive
+ *		buffer's own list, page by page; points into the channel's
+ *		@imm_sg_pool (NULL without immediate data)
  * @rw:		remote buffers (points at @rw_inline or an allocated array)
  * @n_rw:	entries in @rw
  * @rw_inline:	storage for the common single-buffer case

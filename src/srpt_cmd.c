@@ -184,6 +184,51 @@ static int srpt_cmd_map(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 }
 
 /**
+ * srpt_cmd_imm_sgl() - the scatterlist over a command's immediate data
+ * @ch: channel
+ * @r: the receive buffer holding the command
+ * @ioctx: the command
+ * @off: offset of the data in the IU
+ * @len: its length
+ * @nents: receives the entries used
+ *
+ * A receive buffer keeps the list it built for the last command it held:
+ * an initiator puts its data at the same offset every time, mostly with
+ * the same length, so a stream of writes builds each buffer's list once.
+ * Nothing else writes the entries: LIO and the backends only read the
+ * data list of a command.  Data that needs more entries than a buffer
+ * keeps is described in the context's own list.
+ *
+ * Return: the list, or NULL without data.
+ */
+static __always_inline struct scatterlist *
+srpt_cmd_imm_sgl(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
+		 struct srpt_send_ioctx *ioctx, u32 off, u32 len, u32 *nents)
+{
+	u8 *data = r->buf + off;
+
+	if (unlikely(!len)) {
+		*nents = 0;
+		return NULL;
+	}
+	if (likely(r->imm_len == len && r->imm_off == off)) {
+		*nents = r->imm_nents;
+		return r->imm_sg;
+	}
+	if (DIV_ROUND_UP(offset_in_page(data) + len, PAGE_SIZE) >
+	    SRPT_RECV_IMM_SG) {
+		*nents = srpt_imm_sgl(ioctx->imm_sg, ch->imm_sg_max, data,
+				      len);
+		return ioctx->imm_sg;
+	}
+	r->imm_nents = srpt_imm_sgl(r->imm_sg, SRPT_RECV_IMM_SG, data, len);
+	r->imm_off = off;
+	r->imm_len = len;
+	*nents = r->imm_nents;
+	return r->imm_sg;
+}
+
+/**
  * srpt_handle_cmd() - process an SRP_CMD
  * @ch: channel
  * @r: receive buffer holding the IU
@@ -245,9 +290,8 @@ bool srpt_handle_cmd(struct srpt_channel *ch, struct srpt_recv_ioctx *r,
 
 	if (ci.fmt == SRPT_DATA_DESC_IMM) {
 		ioctx->recv = r;
-		nents = srpt_imm_sgl(ioctx->imm_sg, ch->imm_sg_max,
-				     r->buf + ci.imm_offset, ci.imm_len);
-		sgl = nents ? ioctx->imm_sg : NULL;
+		sgl = srpt_cmd_imm_sgl(ch, r, ioctx, ci.imm_offset, ci.imm_len,
+				       &nents);
 		atomic64_inc(&ch->stats.imm_cmds);
 	} else {
 		if (ci.ndesc) {

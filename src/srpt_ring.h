@@ -18,6 +18,12 @@
 
 #define SRPT_IMM_ALIGN		512	/* alignment of immediate data */
 
+/*
+ * Entries of a receive buffer's own immediate-data scatterlist: 8 KiB at
+ * any 512-byte boundary (the default srp_max_req_size) spans three pages.
+ */
+#define SRPT_RECV_IMM_SG	3
+
 /**
  * struct srpt_recv_ioctx - a receive buffer
  * @cqe:	completion entry, done = srpt_recv_done()
@@ -37,6 +43,12 @@
  * @wr:		the receive request, set up once (srpt_alloc_recv_bufs())
  * @bad_wr:	where the device reports @wr as the request that failed to
  *		post (written on failure only, never read)
+ * @imm_sg:	the immediate data of a command received here, page by page,
+ *		kept for the next command with data at the same place
+ *		(srpt_cmd_imm_sgl())
+ * @imm_off:	offset in @buf of the data @imm_sg describes
+ * @imm_len:	its length; 0 while @imm_sg describes nothing
+ * @imm_nents:	entries of @imm_sg in use
  */
 struct srpt_recv_ioctx {
 	struct ib_cqe		cqe;
@@ -51,6 +63,10 @@ struct srpt_recv_ioctx {
 	struct ib_sge		sge;
 	struct ib_recv_wr	wr;
 	const struct ib_recv_wr	*bad_wr;
+	struct scatterlist	imm_sg[SRPT_RECV_IMM_SG];
+	u32			imm_off;
+	u32			imm_len;
+	u32			imm_nents;
 };
 
 /**

@@ -279,6 +279,10 @@ case_fio_verify() {
 	log "immediate-data commands: $imm0 -> $imm1; $writes write requests, $merges merges"
 	[[ $writes -ge 4096 && $((imm1 - imm0)) -ge $((writes - merges)) ]] ||
 		fail "4k writes did not use immediate data ($imm0 -> $imm1, $writes writes, $merges merges)"
+	# Every length of immediate data, on receive buffers that held
+	# other lengths before (each keeps the list of its last one).
+	check fio_verify "$d" imm_mixed --direct=1 --rw=randwrite \
+		--bsrange=512-8k --size=8M --iodepth=16
 	check fio_verify "$d" mixed --direct=1 --rw=randwrite --bsrange=512-1M \
 		--size=32M --iodepth=8
 	check fio_verify "$d" seq1m --direct=1 --rw=write --bs=1M --size=64M \
