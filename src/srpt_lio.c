@@ -22,10 +22,10 @@
  * possibly release_cmd, in the backend's completion context: a hard or
  * soft interrupt (iblock's bio end_io), or inside target_submit() in our
  * receive path (rd_mcp, fileio).  Everything they reach takes only the
- * channel's locks with interrupts disabled, posts with ib_post_send() and
- * ib_post_recv(), frees with kfree() and __free_page(), queues work and
- * never sleeps; the receive path holds no lock across the submission and
- * does not touch the context after it.
+ * channel's locks with interrupts disabled, posts through the device's
+ * post_send and post_recv, frees with kfree() and __free_page(), queues
+ * work and never sleeps; the receive path holds no lock across the
+ * submission and does not touch the context after it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
