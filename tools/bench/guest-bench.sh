@@ -311,10 +311,8 @@ run_jobs() {
 			kind: "fio", driver: $drv, round: $round, ch: $ch, job: $j.jobname,
 			backstore: $bs, slab: $slab,
 			error: $j.error, iops: $m.iops, bw_bytes: $m.bw_bytes,
-			p50_us: (($m.lat_ns.percentile // $m.clat_ns.percentile)["50.000000"] / 1000),
-			p99_us: (($m.lat_ns.percentile // $m.clat_ns.percentile)["99.000000"] / 1000),
-			clat_p50_us: ($m.clat_ns.percentile["50.000000"] / 1000),
-			slat_mean_us: ($m.slat_ns.mean / 1000),
+			p50_us: ($m.lat_ns.percentile["50.000000"] / 1000),
+			p99_us: ($m.lat_ns.percentile["99.000000"] / 1000),
 			ios: $m.total_ios, usr_cpu: $j.usr_cpu, sys_cpu: $j.sys_cpu,
 			cpu_jiffies: $busy, disk_ios: $ios,
 			rxe: (($names | split(" ")) as $nm |
