@@ -305,6 +305,34 @@ free_ch:
 }
 
 /**
+ * srpt_rw_ctxs() - the rdma_rw contexts to declare for a channel's QP
+ * @ch: the channel, its send queue and command contexts sized
+ *
+ * rdma_rw_init_qp() adds a send request per declared context to the QP, and
+ * on a device that registers memory for RDMA (iWARP, or one that sets
+ * max_sgl_rd) two more, and makes a pool of one MR per context.  Every
+ * request a command posts, registrations included, is counted in the
+ * channel's sq_size + sq_extra already, so the added requests only make the
+ * send queue bigger: on Soft-RoCE twice the memory, zeroed at every login.
+ * A device that registers memory gets a context per send request, as many
+ * MRs as requests can be posted.  Any other one uses no MR unless ib_core's
+ * force_mr (a debugging switch) is set; it gets a context per command
+ * context.  Should the MR pool run dry, rdma_rw_ctx_init() fails and the
+ * command is answered BUSY (srpt_cmd_map()), which the initiator retries.
+ *
+ * Return: the value for max_rdma_ctxs.
+ */
+static u32 srpt_rw_ctxs(const struct srpt_channel *ch)
+{
+	struct ib_device *ib_dev = ch->sport->sdev->ib_dev;
+
+	if (rdma_protocol_iwarp(ib_dev, ch->sport->port_num) ||
+	    ib_dev->attrs.max_sgl_rd)
+		return ch->sq_size + ch->sq_extra;
+	return ch->n_ioctx;
+}
+
+/**
  * srpt_ch_create_qp() - create the completion queue and the queue pair
  * @ch: the channel; for RDMA/CM logins ch->rdma_cm_id must be set
  *
@@ -367,7 +395,7 @@ retry:
 	 * full the queue is (srpt_keepalive()).
 	 */
 	init->cap.max_send_wr = ch->sq_size + ch->sq_extra + 2;
-	init->cap.max_rdma_ctxs = ch->sq_size + ch->sq_extra;
+	init->cap.max_rdma_ctxs = srpt_rw_ctxs(ch);
 	init->cap.max_send_sge = ib_dev->attrs.max_send_sge;
 	if (ch->use_srq) {
 		init->srq = sdev->srq;
