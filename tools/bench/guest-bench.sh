@@ -53,7 +53,8 @@
 #                  "rd"): "rd" is LIO rd_mcp with data, "nullio" rd_mcp
 #                  with rd_nullio=1 (no data copied, READs return the
 #                  buffer as it is); rd-direct, nullio-direct: the same
-#                  with complete_type 1 (7.3 and later)
+#                  with complete_type 1 (7.3 and later); rd-queued,
+#                  nullio-queued: complete_type 2
 #   BENCH_SLABS    slab settings, each backstore measured under each
 #                  (default "default"): "default" is SLUB's min_partial
 #                  per cache as booted, "tuned" 10000 for every cache (see
@@ -545,9 +546,10 @@ drop_driver() {
 	CUR_DRV="" CUR_CH=""
 }
 
-# use_backstore rd|nullio[-direct]: make the LUN's backstore (login.sh's
-# rd_login, which srp_target_up maps) LIO rd_mcp with data, or with
-# rd_nullio=1; -direct sets its complete_type to 1 (direct completion).
+# use_backstore rd|nullio[-direct|-queued]: make the LUN's backstore
+# (login.sh's rd_login, which srp_target_up maps) LIO rd_mcp with data, or
+# with rd_nullio=1; -direct sets its complete_type to 1 (direct
+# completion), -queued to 2 (LIO's completion work, for every fabric).
 # The driver is unloaded first (its LUN links the backstore); the next
 # use_driver loads it again.
 use_backstore() {
@@ -555,8 +557,8 @@ use_backstore() {
 	[[ $CUR_BS == "$bs" ]] && return 0
 	drop_driver
 	case $bs in
-	rd | rd-direct) ;;
-	nullio | nullio-direct) extra=",rd_nullio=1" ;;
+	rd | rd-direct | rd-queued) ;;
+	nullio | nullio-direct | nullio-queued) extra=",rd_nullio=1" ;;
 	*) die "unknown backstore $bs" ;;
 	esac
 	for d in "$CFS_TARGET"/core/rd_mcp_*/rd_login; do
@@ -566,9 +568,12 @@ use_backstore() {
 	d=$(rd_backstore rd_login "$LUN_SIZE" "$extra") || die "cannot create the $bs backstore"
 	# -direct: LIO completes in the backend's context (7.3's complete_type
 	# 1) where the fabric supports it: ours; the in-tree driver queues.
-	if [[ $bs == *-direct ]]; then
+	# -queued: LIO's completion work item for every fabric (2).
+	if [[ $bs == *-direct || $bs == *-queued ]]; then
+		local ct=1
+		[[ $bs == *-queued ]] && ct=2
 		[[ -e $d/attrib/complete_type ]] || die "$bs: this LIO has no complete_type (7.3 and later)"
-		echo 1 >"$d/attrib/complete_type" || die "$bs: cannot set complete_type 1"
+		echo "$ct" >"$d/attrib/complete_type" || die "$bs: cannot set complete_type $ct"
 	fi
 	log "backstore $bs: $d ($(grep -a -o 'nullio: [0-9]*' "$d/info" 2>/dev/null))"
 	CUR_BS=$bs
@@ -818,7 +823,7 @@ use_driver() {
 # use_backstore makes and every slab setting one set_slab knows.
 check_configs() {
 	local bs sl
-	for bs in $1; do [[ $bs =~ ^(rd|nullio)(-direct)?$ ]] || die "unknown backstore $bs"; done
+	for bs in $1; do [[ $bs =~ ^(rd|nullio)(-direct|-queued)?$ ]] || die "unknown backstore $bs"; done
 	for sl in $2; do [[ $sl == default || $sl == tuned ]] || die "unknown slab setting $sl"; done
 }
 
