@@ -553,13 +553,17 @@ drop_driver() {
 # The driver is unloaded first (its LUN links the backstore); the next
 # use_driver loads it again.
 use_backstore() {
-	local bs=$1 d extra=""
+	local bs=$1 d extra="" ct=""
 	[[ $CUR_BS == "$bs" ]] && return 0
 	drop_driver
 	case $bs in
 	rd | rd-direct | rd-queued) ;;
 	nullio | nullio-direct | nullio-queued) extra=",rd_nullio=1" ;;
 	*) die "unknown backstore $bs" ;;
+	esac
+	case $bs in
+	*-direct) ct=1 ;;
+	*-queued) ct=2 ;;
 	esac
 	for d in "$CFS_TARGET"/core/rd_mcp_*/rd_login; do
 		[[ -d $d ]] || continue
@@ -569,9 +573,7 @@ use_backstore() {
 	# -direct: LIO completes in the backend's context (7.3's complete_type
 	# 1) where the fabric supports it: ours; the in-tree driver queues.
 	# -queued: LIO's completion work item for every fabric (2).
-	if [[ $bs == *-direct || $bs == *-queued ]]; then
-		local ct=1
-		[[ $bs == *-queued ]] && ct=2
+	if [[ -n $ct ]]; then
 		[[ -e $d/attrib/complete_type ]] || die "$bs: this LIO has no complete_type (7.3 and later)"
 		echo "$ct" >"$d/attrib/complete_type" || die "$bs: cannot set complete_type $ct"
 	fi
