@@ -38,17 +38,36 @@
  * completion workqueue, if the fabric allows it.  queue_data_in,
  * queue_status, check_stop_free and release_cmd may then run in any of
  * these contexts: they take only interrupt-safe locks, never sleep and hold
- * nothing across a submission (see srpt_lio.c).  It is also the default
- * (a backstore's complete_type 0): it executes fewer instructions per I/O
- * than the queue on every job of the benchmark (docs/benchmark.md);
- * complete_type 2 still queues.
+ * nothing across a submission (see srpt_lio.c).  What complete_type 0 (the
+ * fabric's default) means is the direct_compl module parameter's choice,
+ * made once at load by srpt_compat_set_compl(); complete_type 1 and 2 are
+ * honoured whatever it says.
  */
 #ifdef SRPT_HAVE_DIRECT_COMPL
+#define SRPT_DIRECT_COMPL_SUPP	true
 #define SRPT_COMPAT_COMPL_OPS				\
 	.direct_compl_supp = 1,				\
-	.default_compl_type = TARGET_DIRECT_COMPL,
+	.default_compl_type = TARGET_QUEUE_COMPL,
+
+/**
+ * srpt_compat_set_compl() - choose how LIO completes by default
+ * @ops: the fabric template, not registered yet
+ * @direct: complete in the backend's context rather than LIO's queue
+ */
+static inline void srpt_compat_set_compl(struct target_core_fabric_ops *ops,
+					 bool direct)
+{
+	ops->default_compl_type = direct ? TARGET_DIRECT_COMPL :
+					   TARGET_QUEUE_COMPL;
+}
 #else
+#define SRPT_DIRECT_COMPL_SUPP	false
 #define SRPT_COMPAT_COMPL_OPS
+
+static inline void srpt_compat_set_compl(struct target_core_fabric_ops *ops,
+					 bool direct)
+{
+}
 #endif
 
 /**

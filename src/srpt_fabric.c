@@ -17,6 +17,7 @@
 #include "srpt_tpg.h"
 #include "srpt_lio.h"
 #include "srpt_configfs.h"
+#include "srpt_param.h"
 #include "srpt_compat.h"
 
 /**
@@ -63,9 +64,11 @@ static void srpt_set_default_node_attrs(struct se_node_acl *nacl)
 
 /*
  * Callbacks that were mandatory before 6.4 are set unconditionally: they are
- * harmless where LIO would supply a default.
+ * harmless where LIO would supply a default.  Written only by
+ * srpt_fabric_setup(), before LIO knows the template; read-only after the
+ * module's init.
  */
-const struct target_core_fabric_ops srpt_fabric_ops = {
+struct target_core_fabric_ops srpt_fabric_ops __ro_after_init = {
 	.module				= THIS_MODULE,
 	.fabric_name			= SRPT_FABRIC_NAME,
 	.node_acl_size			= sizeof(struct srpt_nacl),
@@ -102,3 +105,14 @@ const struct target_core_fabric_ops srpt_fabric_ops = {
 	SRPT_COMPAT_SUBMIT_OPS
 	SRPT_COMPAT_COMPL_OPS
 };
+
+/**
+ * srpt_fabric_setup() - apply the module parameters to the template
+ *
+ * Called once at load, before target_register_template(): LIO reads the
+ * default completion type of a command from the template it was given.
+ */
+void srpt_fabric_setup(void)
+{
+	srpt_compat_set_compl(&srpt_fabric_ops, srpt_direct_compl);
+}

@@ -9,6 +9,8 @@
 
 #define SRPT_FABRIC_NAME	"srpt"
 
-extern const struct target_core_fabric_ops srpt_fabric_ops;
+extern struct target_core_fabric_ops srpt_fabric_ops;
+
+void srpt_fabric_setup(void);
 
 #endif /* SRPT_FABRIC_H */

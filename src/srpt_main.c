@@ -33,6 +33,7 @@ static int __init srpt_init_module(void)
 	int ret;
 
 	srpt_param_defaults();
+	srpt_fabric_setup();
 	ret = target_register_template(&srpt_fabric_ops);
 	if (ret) {
 		pr_err("registering the LIO fabric '%s' failed (%d)\n",
@@ -63,9 +64,9 @@ static int __init srpt_init_module(void)
 		goto client_exit;
 
 	srpt_param_init();
-	pr_info("SRP target %s loaded: srp_max_req_size=%u srpt_srq_size=%u rdma_cm_port=%u\n",
+	pr_info("SRP target %s loaded: srp_max_req_size=%u srpt_srq_size=%u rdma_cm_port=%u direct_compl=%d\n",
 		SRPT_VERSION, srpt_max_req_size, srpt_srq_size,
-		srpt_get_rdma_cm_port());
+		srpt_get_rdma_cm_port(), srpt_direct_compl);
 	return 0;
 
 client_exit:

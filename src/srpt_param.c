@@ -21,6 +21,7 @@
 #include <linux/seq_file.h>
 
 #include "srpt_param.h"
+#include "srpt_compat.h"
 
 unsigned int srpt_max_req_size = SRPT_DEF_REQ_SIZE;
 
@@ -118,6 +119,52 @@ bool srpt_keep_dma_maps = true;
 module_param_named(keep_dma_maps, srpt_keep_dma_maps, bool, 0644);
 MODULE_PARM_DESC(keep_dma_maps,
 		 "Keep the data pages of command contexts DMA-mapped across commands (not on iWARP; new channels; default 1)");
+
+/*
+ * Read once, at load: how LIO completes the commands of backstores whose
+ * complete_type is 0, the fabric's default (kernels with direct completion,
+ * 7.3 on): in the backend's own context (Y) or from LIO's completion
+ * workqueue (N).  docs/benchmark.md has what each costs.
+ */
+bool srpt_direct_compl;
+
+/**
+ * srpt_set_direct_compl() - parse the direct_compl module parameter
+ * @val: a boolean as param_set_bool() takes it
+ * @kp: the parameter
+ *
+ * Return: 0, or -EINVAL when @val is not a boolean, or asks for direct
+ * completion from a kernel whose LIO cannot do it.
+ */
+static int srpt_set_direct_compl(const char *val,
+				 const struct kernel_param *kp)
+{
+	bool v;
+
+	if (kstrtobool(val, &v)) {
+		pr_err("%s: '%.*s' is not a boolean\n", kp->name,
+		       (int)strcspn(val, "\n"), val);
+		return -EINVAL;
+	}
+	if (v && !SRPT_DIRECT_COMPL_SUPP) {
+		pr_err("%s: this kernel's LIO cannot complete commands in the backend's context\n",
+		       kp->name);
+		return -EINVAL;
+	}
+	*(bool *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops srpt_direct_compl_ops = {
+	.set = srpt_set_direct_compl,
+	.get = param_get_bool,
+};
+
+module_param_cb(direct_compl, &srpt_direct_compl_ops, &srpt_direct_compl,
+		0444);
+
+MODULE_PARM_DESC(direct_compl,
+		 "Complete commands of backstores with complete_type 0 in the backend's context (kernels from 7.3; default 0: LIO's completion queue)");
 
 /**
  * srpt_set_guid() - parse the srpt_service_guid module parameter

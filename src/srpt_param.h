@@ -79,6 +79,7 @@ extern atomic_t srpt_fail_post_send;
 extern u32 srpt_max_qp_wr_cap;
 extern u32 srpt_login_delay_ms;
 extern bool srpt_keep_dma_maps;
+extern bool srpt_direct_compl;
 void srpt_logins_busy_inc(void);
 void srpt_logins_busy_dec(void);
 extern atomic_long_t srpt_data_held;

@@ -4,20 +4,24 @@
 #
 #   direct_compl  on a kernel whose LIO lets a fabric complete commands in
 #                 the backend's own context, our target says it supports it
-#                 and makes it its default (param/direct_complete_supported
-#                 1, default_complete_type 1), and four LUNs take fio
-#                 verify through ib_srp, direct: iblock on null_blk
-#                 completing from a timer (hard interrupt, irqmode=2) with
-#                 complete_type 0 (the fabric's default), and with
-#                 complete_type 1 null_blk's irqmode=1 (a soft interrupt on
-#                 several CPUs, the submitting context on one), fileio on
-#                 tmpfs and the ramdisk (both in the submitting context,
-#                 our receive path).  The srpt_rsp trace events must show
-#                 responses posted in hard interrupt context for the timer
-#                 LUN, and none once its complete_type is 2 (queued).  A
-#                 splat (lockdep, sleeping in atomic context, KASAN) fails
-#                 the case as any other.  On other kernels the case only
-#                 checks that the attributes are absent.
+#                 (param/direct_complete_supported 1) and its default
+#                 (param/default_complete_type) is what the direct_compl
+#                 module parameter asks for: 1 (direct) with
+#                 direct_compl=1, 2 (queued) with 0.  Loaded with
+#                 direct_compl=1, four LUNs take fio verify through
+#                 ib_srp, direct: iblock on null_blk completing from a
+#                 timer (hard interrupt, irqmode=2) with complete_type 0
+#                 (the fabric's default), and with complete_type 1
+#                 null_blk's irqmode=1 (a soft interrupt on several CPUs,
+#                 the submitting context on one), fileio on tmpfs and the
+#                 ramdisk (both in the submitting context, our receive
+#                 path).  The srpt_rsp trace events must show responses
+#                 posted in hard interrupt context for the timer LUN, and
+#                 none once its complete_type is 2 (queued).  A splat
+#                 (lockdep, sleeping in atomic context, KASAN) fails the
+#                 case as any other.  On other kernels the case checks that
+#                 the attributes are absent and that direct_compl=1 is
+#                 refused at load with a message naming it.
 
 DC_TMP=/tmp/dc-tmpfs
 DC_NULLB=/sys/kernel/config/nullb
@@ -102,6 +106,7 @@ case_direct_compl() {
 	local -a bss disks
 	# complete_type per LUN: the timer LUN takes the fabric's default.
 	local -a types=(1 0 1 1)
+	fresh
 	check srp_target_up
 	t=$(tgt_dir)
 	tport=${t%/*}
@@ -110,13 +115,31 @@ case_direct_compl() {
 		[[ ! -e $(rd_backstore)/attrib/complete_type ]] ||
 			fail "backstores have complete_type but the fabric has no direct_complete_supported"
 		check srp_target_down
+		check rmmod ib_srpt
+		kmsg "direct_compl=1 without direct completion"
+		if load_srpt direct_compl=1; then
+			rmmod ib_srpt
+			fail "direct_compl=1 was accepted by a kernel without direct completion"
+		fi
+		dmesg_here | sed -n '/guest-test: direct_compl=1 without/,$p' |
+			grep -q 'ib_srpt: direct_compl: ' ||
+			fail "no ib_srpt message naming direct_compl after the refused load"
 		return 0
 	fi
 	[[ $(<"$tport/param/direct_complete_supported") == 1 ]] ||
 		fail "direct_complete_supported is $(<"$tport/param/direct_complete_supported"), not 1"
+	# The default follows the parameter, whichever value it has.
+	d=$(</sys/module/ib_srpt/parameters/direct_compl)
+	log "direct_compl = $d, default_complete_type = $(<"$tport/param/default_complete_type")"
+	[[ $(<"$tport/param/default_complete_type") == "$([[ $d == Y ]] && echo 1 || echo 2)" ]] ||
+		fail "default_complete_type is $(<"$tport/param/default_complete_type") with direct_compl=$d"
+	check srp_target_down
+	check rmmod ib_srpt
+	check load_srpt rdma_cm_port="$SRP_PORT" direct_compl=1
+	check srp_target_up
 	[[ $(<"$tport/param/default_complete_type") == 1 ]] ||
-		fail "default_complete_type is $(<"$tport/param/default_complete_type"), not 1 (direct)"
-	trap 'srp_target_down; sysfs_write "$(rd_backstore)/attrib/complete_type" 0; dc_backstores_down' EXIT
+		fail "default_complete_type is $(<"$tport/param/default_complete_type") with direct_compl=1, not 1 (direct)"
+	trap 'srp_target_down; sysfs_write "$(rd_backstore)/attrib/complete_type" 0; dc_backstores_down; rmmod ib_srpt' EXIT
 	check dc_backstores_up
 	acl=$t/acls/0x$(initiator_id)
 	bss=("$(rd_backstore)" "$DC_IB_HARD" "$DC_IB_SOFT" "$DC_FD")
@@ -148,7 +171,7 @@ case_direct_compl() {
 		log "LUN $lun (${bss[lun]##*/}): responses posted in $ctx"
 		if ((lun == 1)); then
 			[[ $ctx != hardirq=0\ * ]] ||
-				fail "no response posted in hard interrupt context on the null_blk timer LUN (complete_type 0, the default): $ctx"
+				fail "no response posted in hard interrupt context on the null_blk timer LUN (complete_type 0, the default, direct_compl=1): $ctx"
 		fi
 	done
 	# Queued on request: the timer LUN's responses leave the interrupt.
@@ -177,6 +200,7 @@ case_direct_compl() {
 	check srp_target_down
 	check sysfs_write "$(rd_backstore)/attrib/complete_type" 0
 	check dc_backstores_down
+	check rmmod ib_srpt
 	trap - EXIT
 }
 

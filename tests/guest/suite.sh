@@ -141,7 +141,7 @@ case_bad_params() {
 	local arg name problems=() n=0 lines
 	fresh
 	for arg in srp_max_req_size=10 srpt_service_guid=zzz rdma_cm_port=70000 \
-		srpt_srq_size=0 keep_dma_maps=maybe; do
+		srpt_srq_size=0 keep_dma_maps=maybe direct_compl=maybe; do
 		name=${arg%%=*}
 		n=$((n + 1))
 		kmsg "bad param attempt $n: $arg"
