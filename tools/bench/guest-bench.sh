@@ -221,8 +221,9 @@ job_args() {
 }
 
 # SNAP: a helper fio runs before and after each job (exec_prerun and
-# exec_postrun): it saves the /proc/stat CPU line and the disk's
-# /sys/block/DEV/stat, for the CPU time per I/O of that job.
+# exec_postrun): it saves the /proc/stat CPU line with the context switch
+# count (ctxt) appended and the disk's /sys/block/DEV/stat, for the CPU
+# time and the context switches per I/O of that job.
 SNAP=/tmp/bench-snap
 SNAP_DIR=/tmp/bench-snaps
 # Soft-RoCE port counters recorded per job (field "rxe" of each result):
@@ -235,15 +236,16 @@ write_snap_helper() {
 	cat >"$SNAP" <<-EOF_SNAP || return 1
 		#!/bin/sh
 		# $SNAP NAME DEV: CPU line and disk counters into $SNAP_DIR/NAME
-		{ read -r l </proc/stat; echo "\$l"; read -r l <"/sys/block/\$2/stat"; echo "\$l"
+		{ echo "\$(head -n 1 /proc/stat) \$(sed -n 's/^ctxt //p' /proc/stat)"; read -r l <"/sys/block/\$2/stat"; echo "\$l"
 		  cd /sys/class/infiniband/$RXE_DEV/ports/1/hw_counters 2>/dev/null && cat $RXE_COUNTERS | tr '\\n' ' '; echo; } >"$SNAP_DIR/\$1"
 	EOF_SNAP
 	chmod 755 "$SNAP"
 }
 
-# snap_delta JOB: "BUSY IOS" between the pre and post snapshots of JOB:
-# busy jiffies of all CPUs (user nice system irq softirq steal) and I/Os
-# the disk completed (reads + writes).
+# snap_delta JOB: "BUSY IOS CTXT RXE..." between the pre and post snapshots
+# of JOB: busy jiffies of all CPUs (user nice system irq softirq steal),
+# I/Os the disk completed (reads + writes), context switches of all CPUs
+# and the Soft-RoCE counters.
 snap_delta() {
 	local -a c0 c1 d0 d1 r0 r1
 	local i out
@@ -251,7 +253,7 @@ snap_delta() {
 	{ read -ra c1 && read -ra d1 && read -ra r1; } <"$SNAP_DIR/post-$1" || return 1
 	out="$(((c1[1] + c1[2] + c1[3] + c1[6] + c1[7] + c1[8]) - \
 		(c0[1] + c0[2] + c0[3] + c0[6] + c0[7] + c0[8]))) \
-$(((d1[0] + d1[4]) - (d0[0] + d0[4])))"
+$(((d1[0] + d1[4]) - (d0[0] + d0[4]))) $((c1[11] - c0[11]))"
 	for i in "${!r1[@]}"; do out+=" $((r1[i] - ${r0[i]:-0}))"; done
 	echo "$out"
 }
@@ -307,8 +309,8 @@ run_jobs() {
 	recs=$(jq -c --arg drv "$drv" --argjson round "$round" --argjson ch "$ch" \
 		--arg bs "$CUR_BS" --arg slab "$CUR_SLAB" \
 		--argjson snaps "$snaps" --arg names "$RXE_COUNTERS" '
-		.jobs[] | . as $j | $j.mixed as $m | ($snaps[$j.jobname] // [null, null]) as [$busy, $ios] |
-		($snaps[$j.jobname] // [] | .[2:]) as $rxe | {
+		.jobs[] | . as $j | $j.mixed as $m | ($snaps[$j.jobname] // [null, null, null]) as [$busy, $ios, $ctxt] |
+		($snaps[$j.jobname] // [] | .[3:]) as $rxe | {
 			kind: "fio", driver: $drv, round: $round, ch: $ch, job: $j.jobname,
 			backstore: $bs, slab: $slab,
 			error: $j.error, iops: $m.iops, bw_bytes: $m.bw_bytes,
@@ -318,10 +320,11 @@ run_jobs() {
 			cpu_jiffies: $busy, disk_ios: $ios,
 			rxe: (($names | split(" ")) as $nm |
 				[range(0; $rxe | length) as $k | {($nm[$k]): $rxe[$k]}] | add),
-			cpu_us_per_io: (if $ios != null and $ios > 0 then $busy * 10000 / $ios else null end)
+			cpu_us_per_io: (if $ios != null and $ios > 0 then $busy * 10000 / $ios else null end),
+			ctxsw_per_io: (if $ios != null and $ios > 0 then $ctxt / $ios else null end)
 		}' "$out") || die "cannot parse $out"
 	echo "$recs" >>"$RAW"
-	jq -r '"\(.driver) r\(.round) ch\(.ch) \(.job): \(.iops | floor) IOPS, \(.bw_bytes / 1048576 * 10 | floor / 10) MiB/s, p50 \(.p50_us | floor) us, p99 \(.p99_us | floor) us, \(.cpu_us_per_io | floor) us CPU/IO, error \(.error)"' <<<"$recs" |
+	jq -r '"\(.driver) r\(.round) ch\(.ch) \(.job): \(.iops | floor) IOPS, \(.bw_bytes / 1048576 * 10 | floor / 10) MiB/s, p50 \(.p50_us | floor) us, p99 \(.p99_us | floor) us, \(.cpu_us_per_io | floor) us CPU/IO, \((.ctxsw_per_io // 0) * 100 | floor / 100) switches/IO, error \(.error)"' <<<"$recs" |
 		while read -r line; do log "$line"; done
 	[[ $(jq -s length <<<"$recs") == "$#" ]] || die "fio ($drv, ch_count=$ch, round $round): $(jq -s length <<<"$recs") results for $# jobs"
 	bad=$(jq -r 'select(.error != 0) | "\(.job): error \(.error)"' <<<"$recs")
