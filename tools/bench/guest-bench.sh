@@ -669,6 +669,73 @@ disks_ios() {
 }
 
 # now_ms: CLOCK_MONOTONIC in ms (/proc/uptime has only centiseconds).
+# klog_ms MARK PATTERN COUNT: milliseconds from the kernel log's last line
+# containing MARK (a kmsg of this script) to the COUNT-th line after it
+# that matches the regular expression PATTERN; nothing when there are
+# fewer.  The kernel's own timestamps: a shell polling sysfs on a loaded
+# vCPU sees an event up to seconds late.
+klog_ms() {
+	dmesg | awk -v m="$1" -v p="$2" -v c="$3" '
+		function ts(l) { sub(/^\[ */, "", l); sub(/\].*/, "", l); return l + 0 }
+		index($0, m) { t0 = ts($0); n = 0; t = ""; next }
+		t0 != "" && $0 ~ p && ++n == c { t = ts($0) }
+		END { if (t != "") printf "%d\n", (t - t0) * 1000 }'
+}
+
+# The first request each storm disk completes after the enable, from the
+# block layer's trace events: their timestamps are the kernel's, as the
+# kernel log's are.
+STORM_TRACE=/sys/kernel/tracing
+
+# storm_trace_start: record block_rq_complete from now on, after a marker
+# (keeping the oldest events when the buffer fills).
+storm_trace_start() {
+	local t=$STORM_TRACE
+	mountpoint -q "$t" || mount -t tracefs nodev "$t" || return 1
+	echo 0 >"$t/tracing_on" && echo >"$t/trace" &&
+		echo 0 >"$t/options/overwrite" && echo 8192 >"$t/buffer_size_kb" &&
+		echo 1 >"$t/events/block/block_rq_complete/enable" &&
+		echo 1 >"$t/tracing_on" &&
+		echo bench-storm-enable >"$t/trace_marker"
+}
+
+# storm_trace_io_ms DISK...: stop the trace; milliseconds from the marker
+# until the last of the disks completed its first request without error
+# and with data; nothing when a disk completed none.
+storm_trace_io_ms() {
+	local t=$STORM_TRACE d devs=""
+	echo 0 >"$t/tracing_on"
+	echo 0 >"$t/events/block/block_rq_complete/enable"
+	for d; do devs+="$(tr : , <"/sys/block/$d/dev") "; done
+	awk -v devs="$devs" '
+		function ts(   k) {
+			for (k = 1; k <= NF; k++)
+				if ($k ~ /^[0-9]+\.[0-9]+:$/) return substr($k, 1, length($k) - 1) + 0
+			return -1
+		}
+		BEGIN { n = split(devs, a, " "); for (k = 1; k <= n; k++) want[a[k]] = 1 }
+		/bench-storm-enable/ { t0 = ts(); next }
+		# "DEV RWBS (CMD) SECTOR + SECTORS ... [ERROR]": a request whose
+		# command failed (SCSI requeues it) completes 0 sectors.
+		t0 != "" && / block_rq_complete: / && $NF == "[0]" {
+			for (k = 1; k <= NF; k++) if ($k == "block_rq_complete:") break
+			dev = $(k + 1)
+			for (j = k + 2; j < NF; j++) if ($j == "+") break
+			if ($(j + 1) + 0 > 0 && (dev in want) && !(dev in first)) {
+				first[dev] = ts()
+				got++
+			}
+		}
+		END {
+			if (t0 == "" || got < n) exit
+			m = 0
+			for (d in first) if (first[d] - t0 > m) m = first[d] - t0
+			printf "%d\n", m * 1000
+		}' "$t/trace"
+	echo >"$t/trace"
+	echo 1 >"$t/options/overwrite"
+}
+
 now_ms() {
 	local t
 	read -r t _ </proc/uptime
@@ -683,12 +750,15 @@ now_ms() {
 # channel (a DREQ each), and enabled again as soon as no remote port of
 # ib_srp runs: with reconnect_delay 1 every port then logs in again
 # at about the same time.  Records the time from the add_target writes
-# until every disk is there (login_s), from the enable until every remote
-# port runs again (relogin_s), and until every disk has completed I/O
-# again (io_s).  Disk completions stand for fio's (fio runs on them
+# until every disk is attached (login_ms) and from the enable until
+# ib_srp reports every port reconnected (relogin_ms), both from the kernel
+# log's timestamps, and until every disk has completed a request again
+# (io_ms, from the block layer's trace events); the same three as polled
+# by this shell (login_poll_ms, relogin_poll_ms, io_poll_ms: seconds late
+# on one busy vCPU).  Disk completions stand for fio's (fio runs on them
 # alone).  Timings are recorded, never judged.
 storm() {
-	local drv=$1 pass=$2 i guid t0 t1 t2 t3 n disks=() ch fpid p login
+	local drv=$1 pass=$2 i guid t0 t1 t2 t3 n disks=() ch fpid p login login_poll relogin io
 	local -a before after
 	local end
 	drop_driver
@@ -713,8 +783,10 @@ storm() {
 	((${#disks[@]} == BENCH_STORM_PORTS)) ||
 		die "$drv storm: ${#disks[@]} disks after logging $BENCH_STORM_PORTS ports in"
 	ch=$(srp_channels)
-	login=$((t1 - t0))
-	log "$drv storm: $BENCH_STORM_PORTS ports, $ch channels logged in, disks in $login ms"
+	login_poll=$((t1 - t0))
+	# From the kernel log: the last disk attached.
+	login=$(klog_ms "bench storm $drv: login" "Attached SCSI disk" "$BENCH_STORM_PORTS")
+	log "$drv storm: $BENCH_STORM_PORTS ports, $ch channels logged in, disks in ${login:-?} ms (kernel log; polled $login_poll ms)"
 	for p in /sys/class/srp_remote_ports/*; do
 		echo 1 >"$p/reconnect_delay"
 		echo 120 >"$p/fast_io_fail_tmo"
@@ -755,6 +827,7 @@ storm() {
 		die "$drv storm: $(rports_in running) of $BENCH_STORM_PORTS remote ports still running after the disable"
 	read -ra before <<<"$(disks_ios "${disks[@]}" | tr "\n" " ")"
 	kmsg "bench storm $drv: enable"
+	storm_trace_start || die "$drv storm: cannot trace block completions"
 	t2=$(now_ms)
 	sysfs_write "$(tgt_dir)/enable" 1 || die "$drv storm: cannot enable the portal group"
 	t1="" t3=""
@@ -776,13 +849,19 @@ storm() {
 	kill -INT "$fpid" 2>/dev/null
 	wait "$fpid"
 	[[ -n $t3 ]] || die "$drv storm: I/O did not resume on every disk within 300 s ($n of ${#disks[@]})"
-	log "$drv storm: all ports running again $((t1 - t2)) ms after the enable, I/O on every disk after $((t3 - t2)) ms"
+	# From the kernel log: ib_srp's last "reconnect succeeded".
+	relogin=$(klog_ms "bench storm $drv: enable" "ib_srp: reconnect succeeded" "$BENCH_STORM_PORTS")
+	io=$(storm_trace_io_ms "${disks[@]}")
+	log "$drv storm: all ports running again ${relogin:-?} ms after the enable (kernel log; polled $((t1 - t2)) ms), I/O on every disk after ${io:-?} ms (block trace; polled $((t3 - t2)) ms)"
 	record "$(jq -cn --arg drv "$drv" --arg pass "$pass" --argjson ports "$BENCH_STORM_PORTS" \
 		--argjson chreq "$BENCH_STORM_CH" --argjson ch "$ch" --arg bs "$CUR_BS" --arg slab "$CUR_SLAB" \
-		--argjson login "$login" --argjson relogin "$((t1 - t2))" --argjson io "$((t3 - t2))" \
+		--argjson login "${login:-null}" --argjson relogin "${relogin:-null}" \
+		--argjson login_poll "$login_poll" --argjson relogin_poll "$((t1 - t2))" \
+		--argjson io "${io:-null}" --argjson io_poll "$((t3 - t2))" \
 		'{kind: "storm", driver: $drv, pass: $pass, ports: $ports, ch_count: $chreq,
 		  channels: $ch, backstore: $bs, slab: $slab, login_ms: $login,
-		  relogin_ms: $relogin, io_ms: $io}')"
+		  relogin_ms: $relogin, io_ms: $io, login_poll_ms: $login_poll,
+		  relogin_poll_ms: $relogin_poll, io_poll_ms: $io_poll}')"
 	srp_logout_all || die "$drv storm: logout failed"
 	storm_acls del
 }
