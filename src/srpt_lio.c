@@ -17,15 +17,16 @@
  * The responses are built and posted by the send queue's inline
  * functions (srpt_sq.h), in the callback itself.
  *
- * With LIO's direct completion (7.3, a backstore's complete_type=1) LIO
- * calls queue_data_in and queue_status, and through check_stop_free
- * possibly release_cmd, in the backend's completion context: a hard or
- * soft interrupt (iblock's bio end_io), or inside target_submit() in our
- * receive path (rd_mcp, fileio).  Everything they reach takes only the
- * channel's locks with interrupts disabled, posts through the device's
- * post_send and post_recv, frees with kfree() and __free_page(), queues
- * work and never sleeps; the receive path holds no lock across the
- * submission and does not touch the context after it.
+ * With LIO's direct completion (7.3: a backstore's complete_type=1, or 0
+ * with the direct_compl module parameter set) LIO calls queue_data_in and
+ * queue_status, and through check_stop_free possibly release_cmd, in the
+ * backend's completion context: a hard or soft interrupt (iblock's bio
+ * end_io), or inside target_submit() in our receive path (rd_mcp,
+ * fileio).  Everything they reach takes only the channel's locks with
+ * interrupts disabled, posts through the device's post_send and post_recv,
+ * frees with kfree() and __free_page(), queues work and never sleeps; the
+ * receive path holds no lock across the submission and does not touch the
+ * context after it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
