@@ -221,6 +221,7 @@ enum srpt_ch_state {
  * @sq_size:	send queue entries that commands share
  * @sq_extra:	entries beyond @sq_size in the QP, for one command too large
  *		for @sq_size alone (srpt_sq_reserve())
+ * @sq_depth:	send queue depth of the QP as created (srpt_ch_create_qp())
  * @sq_wr_avail: entries of @sq_size not in use (below 0 while a large
  *		command uses @sq_extra)
  * @bad_send_wr: where the device reports the request that failed to post
@@ -313,6 +314,7 @@ struct srpt_channel {
 	u32			rq_size;
 	u32			sq_size;
 	u32			sq_extra;
+	u32			sq_depth;
 	atomic_t		sq_wr_avail;
 	const struct ib_send_wr	*bad_send_wr;
 	atomic_t		req_lim;

@@ -305,6 +305,49 @@ free_ch:
 }
 
 /**
+ * srpt_sq_extra() - send queue entries a channel has beyond srp_sq_size
+ * @sq_size: the channel's send queue entries for requests
+ * @max_descs: most data descriptors one of its commands can have
+ * @max_qp_wr: the device's limit
+ *
+ * A command needs a request per descriptor at least, and its response: when
+ * srp_sq_size is smaller than that, the QP gets the difference on top, so
+ * that the largest command the login allowed can still be posted (only a
+ * request larger than srp_sq_size takes them, srpt_sq_reserve()).  A
+ * larger srp_sq_size needs none.
+ *
+ * Return: the extra entries, within what the device takes beyond @sq_size
+ * and the two entries of the drain request and the keepalive probe.
+ */
+static u32 srpt_sq_extra(u32 sq_size, u32 max_descs, u32 max_qp_wr)
+{
+	u32 need = max_descs + 1;
+
+	if (need <= sq_size)
+		return 0;
+	return min_t(u32, need - sq_size, max_qp_wr - sq_size - 2);
+}
+
+/**
+ * srpt_qp_send_wrs() - max_send_wr to ask for, rdma_rw's share taken off
+ * @need: send queue entries the channel uses: its requests (registrations
+ *	included), the drain request and the keepalive probe
+ * @rw_ctxs: the rdma_rw contexts declared in max_rdma_ctxs
+ *
+ * rdma_rw_init_qp() adds at least one entry per declared context (three
+ * where it registers memory) to max_send_wr, entries @need counts already:
+ * they would only make the queue larger than it can be filled, and a device
+ * that rounds the depth up to a power of two (Soft-RoCE, mlx5) then doubles
+ * its memory.  So one per context is taken off; the QP gets at least @need.
+ *
+ * Return: the value for max_send_wr, at least 1.
+ */
+static u32 srpt_qp_send_wrs(u32 need, u32 rw_ctxs)
+{
+	return need > rw_ctxs ? need - rw_ctxs : 1;
+}
+
+/**
  * srpt_rw_ctxs() - the rdma_rw contexts to declare for a channel's QP
  * @ch: the channel, its send queue and command contexts sized
  *
@@ -312,9 +355,8 @@ free_ch:
  * on a device that registers memory for RDMA (iWARP, or one that sets
  * max_sgl_rd) two more, and makes a pool of one MR per context.  Every
  * request a command posts, registrations included, is counted in the
- * channel's sq_size + sq_extra already, so the added requests only make the
- * send queue bigger: on Soft-RoCE twice the memory, zeroed at every login.
- * A device that registers memory gets a context per send request, as many
+ * channel's sq_size + sq_extra already (srpt_qp_send_wrs() takes them off
+ * what it asks for).  A device that registers memory gets a context per send request, as many
  * MRs as requests can be posted.  Any other one uses no MR unless ib_core's
  * force_mr (a debugging switch) is set; it gets a context per command
  * context.  Should the MR pool run dry, rdma_rw_ctx_init() fails and the
@@ -366,8 +408,9 @@ retry:
 	 * complete on this CQ before any is polled, and the CQ (shared with
 	 * other channels by the pool) must not overflow for that.
 	 */
-	ch->sq_extra = min_t(u32, srpt_max_descs(ch->max_it_iu_len) + 1,
-			     ib_dev->attrs.max_qp_wr - ch->sq_size - 2);
+	ch->sq_extra = srpt_sq_extra(ch->sq_size,
+				     srpt_max_descs(ch->max_it_iu_len),
+				     ib_dev->attrs.max_qp_wr);
 	ch->cq_size = (ch->use_srq ? sdev->srq_size : ch->rq_size) +
 		      ch->sq_size + ch->sq_extra + 3;
 	ch->comp_vector = srpt_pick_comp_vector(srpt_comp_vector_mask(),
@@ -394,8 +437,9 @@ retry:
 	 * send entry of its own for the keepalive probe: it is posted however
 	 * full the queue is (srpt_keepalive()).
 	 */
-	init->cap.max_send_wr = ch->sq_size + ch->sq_extra + 2;
 	init->cap.max_rdma_ctxs = srpt_rw_ctxs(ch);
+	init->cap.max_send_wr = srpt_qp_send_wrs(ch->sq_size + ch->sq_extra + 2,
+						 init->cap.max_rdma_ctxs);
 	init->cap.max_send_sge = ib_dev->attrs.max_send_sge;
 	if (ch->use_srq) {
 		init->srq = sdev->srq;
@@ -436,6 +480,8 @@ retry:
 				    asked, ch->sq_size);
 	atomic_set(&ch->sq_wr_avail, ch->sq_size);
 	ch->qp_num = ch->qp->qp_num;
+	/* As the device set it (Soft-RoCE: 2^n - 1), rdma_rw's included. */
+	ch->sq_depth = init->cap.max_send_wr;
 	pr_debug("QP 0x%x: sq %u+%u rq %u vector %d\n", ch->qp->qp_num,
 		 ch->sq_size, ch->sq_extra, ch->rq_size, ch->comp_vector);
 out:

@@ -387,7 +387,7 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 		if (ch->tpg != tpg)
 			continue;
 		n = scnprintf(page + len, PAGE_SIZE - len,
-			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d keepalives=%lld data_full=%lld data_held=%d data_busy=%lld sq_size=%u data_kept=%lu rnr_retry=%u dma_maps=%lld\n",
+			      "%s id=%u state=%s cm=%s qp=0x%x srq=%d credits=%d pending_credits=%d cmds=%lld imm_cmds=%lld bytes_in=%lld bytes_out=%lld malformed=%lld rdma_errors=%lld tmfs=%lld over_credit=%lld aborted=%lld cred_reqs=%lld sq_full=%lld stuck=%lld vector=%d keepalives=%lld data_full=%lld data_held=%d data_busy=%lld sq_size=%u data_kept=%lu rnr_retry=%u dma_maps=%lld sq_depth=%u\n",
 			      ch->sess_name, ch->id,
 			      srpt_ch_state_name[ch->state],
 			      ch->using_rdma_cm ? "rdma" : "ib", ch->qp_num,
@@ -414,7 +414,8 @@ ssize_t srpt_tpg_show_channels(struct srpt_tpg *tpg, char *page)
 			      (unsigned long)(max(atomic_read(&ch->kept_pages), 0) +
 					      READ_ONCE(ch->pool_n)) << PAGE_SHIFT,
 			      ch->rnr_retry,
-			      atomic64_read(&ch->stats.dma_maps));
+			      atomic64_read(&ch->stats.dma_maps),
+			      ch->sq_depth);
 		if (len + n >= PAGE_SIZE - 1)
 			break;
 		len += n;

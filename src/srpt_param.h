@@ -46,7 +46,7 @@
 #define SRPT_MAX_RNR_RETRY	7
 /* Seconds a keepalive probe may stay unacknowledged, at least. */
 #define SRPT_KEEPALIVE_MIN_WAIT	10
-#define SRPT_DEF_SQ_SIZE	2048
+#define SRPT_DEF_SQ_SIZE	1024
 /* Channel limits of a portal group (0: none); a channel costs ~2 MiB. */
 #define SRPT_DEF_MAX_CHANNELS	1024
 #define SRPT_DEF_MAX_INI_CHANNELS 128

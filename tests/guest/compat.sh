@@ -179,9 +179,9 @@ compat_ops() {
 # transcript, "|", and one for the line ours writes instead; "-" for no
 # line on that side.
 COMPAT_INTENDED=(
-	# srp_sq_size defaults to 2048 (memory per channel); a value saved
+	# srp_sq_size defaults to 1024 (memory per channel); a value saved
 	# from the in-tree driver (4096) restores and is used.
-	"created file */attrib/srp_sq_size = '4096'|created file */attrib/srp_sq_size = '2048'"
+	"created file */attrib/srp_sq_size = '4096'|created file */attrib/srp_sq_size = '1024'"
 	# srp_max_rdma_size: ours also takes 4096..65535 (in-tree: 65536..16 MiB).
 	"write */srp_max_rdma_size '4096' -> 1, reads '65536'|write */srp_max_rdma_size '4096' -> 0, reads '4096'"
 	"write */srp_max_rdma_size '65535' -> 1, reads '65536'|write */srp_max_rdma_size '65535' -> 0, reads '65535'"

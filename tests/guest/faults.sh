@@ -661,23 +661,34 @@ case_post_failure() {
 # for (the debugfs knob ib_srpt/max_qp_wr_cap stands in for one: Soft-RoCE
 # takes any size; a real HCA refuses once rdma_rw's entries are added) gives
 # the channel a smaller send queue, shown in the channel's sq_size and
-# logged, and I/O works on it.
+# logged, and I/O works on it.  The QP the channel got holds what the
+# channel uses and no more: sq_size entries, one for the drain request and
+# one for the keepalive probe (ib_srp's descriptor tables fit in sq_size:
+# nothing extra), not the entries rdma_rw would add per context, which the
+# channel counts in sq_size already; its sq_depth is that, or Soft-RoCE's
+# rounding of it (the next power of two, less one).
 case_qp_shrink() {
-	local d sq f=/sys/kernel/debug/ib_srpt/max_qp_wr_cap
+	local d sq depth need round f=/sys/kernel/debug/ib_srpt/max_qp_wr_cap
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug ||
 		fail "no debugfs"
 	trap 'echo 0 >/sys/kernel/debug/ib_srpt/max_qp_wr_cap' EXIT
-	check srp_target_up
+	check srp_target_up "" srp_sq_size=2000
 	[[ -w $f ]] || fail "$f missing"
 	check sysfs_write "$f" 1500
 	check srp_login ch_count=1
 	d=$(srp_disk) || fail "no disk"
 	channels
 	sq=$(channels | sed -n 's/.* sq_size=\([0-9]*\).*/\1/p' | head -n1)
-	[[ -n $sq ]] && ((sq >= 16 && sq < 2048)) ||
-		fail "the channel's send queue is '$sq', not below 2048"
-	dmesg_here | grep -q "send queue of 2048 entries refused by the device, the channel has $sq" ||
+	[[ -n $sq ]] && ((sq >= 16 && sq < 2000)) ||
+		fail "the channel's send queue is '$sq', not below 2000"
+	dmesg_here | grep -q "send queue of 2000 entries refused by the device, the channel has $sq" ||
 		fail "no log line for the smaller send queue"
+	depth=$(channels | sed -n 's/.* sq_depth=\([0-9]*\).*/\1/p' | head -n1)
+	need=$((sq + 2))
+	for ((round = 1; round <= need; round *= 2)); do :; done
+	((depth == need || depth == round - 1)) ||
+		fail "the QP has $depth send entries for $sq + 2 (expected $need or $((round - 1)))"
+	log "send queue: sq_size $sq, QP depth $depth"
 	check fio_verify "$d" qp_shrink --direct=1 --rw=randrw --bs=64k \
 		--size=8M --iodepth=32
 	check sysfs_write "$f" 0
