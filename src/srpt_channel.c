@@ -356,11 +356,12 @@ static u32 srpt_qp_send_wrs(u32 need, u32 rw_ctxs)
  * max_sgl_rd) two more, and makes a pool of one MR per context.  Every
  * request a command posts, registrations included, is counted in the
  * channel's sq_size + sq_extra already (srpt_qp_send_wrs() takes them off
- * what it asks for).  A device that registers memory gets a context per send request, as many
- * MRs as requests can be posted.  Any other one uses no MR unless ib_core's
- * force_mr (a debugging switch) is set; it gets a context per command
- * context.  Should the MR pool run dry, rdma_rw_ctx_init() fails and the
- * command is answered BUSY (srpt_cmd_map()), which the initiator retries.
+ * what it asks for).  A device that registers memory gets a context per
+ * send request, as many MRs as requests can be posted.  Any other one uses
+ * no MR unless ib_core's force_mr (a debugging switch) is set; it gets a
+ * context per command context.  Should the MR pool run dry,
+ * rdma_rw_ctx_init() fails and the command is answered BUSY
+ * (srpt_cmd_map()), which the initiator retries.
  *
  * Return: the value for max_rdma_ctxs.
  */
